@@ -1,0 +1,465 @@
+// This file implements the guest address space: the host window, the VMA list, and mmap-family semantics.
+#include "emu/address_space.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+namespace emu {
+namespace {
+
+constexpr uint64_t kMmapMinAddr = 0x10000;              // vm.mmap_min_addr
+constexpr uint64_t kStackGuardGap = 256 * kPageSize;    // stack_guard_gap
+constexpr uint64_t kMaxStackGrowth = 8ull << 20;        // RLIMIT_STACK default
+constexpr int kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
+constexpr int kGuestProtBti = 0x10;                     // arm64 PROT_BTI: accepted, not enforced
+constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
+
+int host_prot_for(int prot, uint32_t vflags) {
+  // Private and anonymous pages stay host read-write: guest permissions are enforced by the TLB fill hook.
+  // A shared file mapping must not ask the host for more than the file was opened for.
+  if ((vflags & kVmaShared) && !(vflags & kVmaAnon)) return PROT_READ | (prot & PROT_WRITE);
+  return PROT_READ | PROT_WRITE;
+}
+
+bool same_kind(const Vma& a, const Vma& b) {
+  if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
+  if (a.flags & kVmaAnon) return true;
+  return a.inode == b.inode && a.dev == b.dev && a.offset + (a.end - a.start) == b.offset;
+}
+
+}  // namespace
+
+std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
+  size = page_up(size);
+  void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    *error = fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
+    return nullptr;
+  }
+  auto as = std::unique_ptr<AddressSpace>(new AddressSpace(static_cast<uint8_t*>(p), size));
+  as->mmap_top_ = size;
+  return as;
+}
+
+AddressSpace::~AddressSpace() { ::munmap(base_, size_); }
+
+bool AddressSpace::overlaps_locked(uint64_t start, uint64_t end) const {
+  auto it = vmas_.lower_bound(end);
+  if (it == vmas_.begin()) return false;
+  --it;
+  return it->second.end > start;
+}
+
+int64_t AddressSpace::find_free_locked(uint64_t len, uint64_t hint) const {
+  if (hint != 0) {
+    hint = page_down(hint);
+    if (hint >= kMmapMinAddr && range_ok(hint, len) && !overlaps_locked(hint, hint + len)) return hint;
+  }
+  // Top-down first fit below mmap_top_, as Linux's default layout does.
+  uint64_t top = mmap_top_;
+  auto it = vmas_.lower_bound(top);
+  while (true) {
+    uint64_t gap_floor = kMmapMinAddr;
+    if (it != vmas_.begin()) {
+      auto prev = std::prev(it);
+      gap_floor = std::max(prev->second.end, kMmapMinAddr);
+      if (prev->second.end > top) {  // a VMA straddles top
+        top = prev->second.start;
+        it = prev;
+        continue;
+      }
+    }
+    if (top >= gap_floor && top - gap_floor >= len) return top - len;
+    if (it == vmas_.begin()) return -ENOMEM;
+    --it;
+    top = it->second.start;
+  }
+}
+
+void AddressSpace::split_at_locked(uint64_t addr) {
+  auto it = vmas_.upper_bound(addr);
+  if (it == vmas_.begin()) return;
+  --it;
+  Vma& v = it->second;
+  if (v.start >= addr || v.end <= addr) return;
+  Vma tail = v;
+  tail.start = addr;
+  if (!(v.flags & kVmaAnon)) tail.offset = v.offset + (addr - v.start);
+  v.end = addr;
+  vmas_.emplace(addr, std::move(tail));
+}
+
+void AddressSpace::remove_range_locked(uint64_t start, uint64_t end) {
+  split_at_locked(start);
+  split_at_locked(end);
+  auto it = vmas_.lower_bound(start);
+  while (it != vmas_.end() && it->first < end) {
+    if (it->second.prot & PROT_EXEC) bump_code_generation();
+    it = vmas_.erase(it);
+  }
+}
+
+void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
+  // Return the pages to the PROT_NONE reservation; never host-munmap inside the window (a uc instance maps it).
+  void* p = ::mmap(host(start), end - start, PROT_NONE, kReserveFlags, -1, 0);
+  if (p == MAP_FAILED) {
+    fmt::print(stderr, "a64run: fatal: cannot return guest pages to the reservation: {}\n", strerror(errno));
+    abort();
+  }
+}
+
+int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags,
+                                       const MapSource& src) {
+  const uint64_t end = addr + len;
+  const int hprot = host_prot_for(prot, vflags);
+  if (src.host_fd < 0) {
+    const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
+    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+      return -errno;
+  } else {
+    // Pages wholly past the end of the file are mapped anonymous: on Linux touching them raises SIGBUS, which
+    // here would hit the emulator itself. A guest sees zeroes there instead.
+    struct stat st {};
+    uint64_t file_len = len;
+    if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      const uint64_t fsize = static_cast<uint64_t>(st.st_size);
+      file_len = fsize > src.offset ? std::min(len, page_up(fsize - src.offset)) : 0;
+    }
+    const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
+    if (file_len > 0 &&
+        ::mmap(host(addr), file_len, hprot, share | MAP_FIXED, src.host_fd, static_cast<off_t>(src.offset)) ==
+            MAP_FAILED)
+      return -errno;
+    if (file_len < len && ::mmap(host(addr + file_len), len - file_len, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+      return -errno;
+  }
+  if (overlaps_locked(addr, end)) {
+    remove_range_locked(addr, end);
+    bump_generation();
+  }
+  Vma v;
+  v.start = addr;
+  v.end = end;
+  v.prot = prot;
+  v.flags = vflags;
+  v.offset = src.host_fd < 0 ? 0 : src.offset;
+  v.dev = src.dev;
+  v.inode = src.inode;
+  v.name = src.name;
+  vmas_.emplace(addr, std::move(v));
+  return static_cast<int64_t>(addr);
+}
+
+int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, const MapSource& src) {
+  if (len == 0 || (src.offset & kPageMask)) return -EINVAL;
+  if (prot & ~(kProtMask | kGuestProtBti)) return -EINVAL;
+  prot &= kProtMask;
+  const int type = flags & MAP_SHARED_VALIDATE;
+  if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE) return -EINVAL;
+  if (len > size_) return -ENOMEM;
+  len = page_up(len);
+  uint32_t vflags = 0;
+  if (type != MAP_PRIVATE) vflags |= kVmaShared;
+  if (src.host_fd < 0) vflags |= kVmaAnon;
+  if (flags & MAP_GROWSDOWN) vflags |= kVmaGrowsDown;
+
+  std::unique_lock lk(mu_);
+  int64_t where;
+  if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
+    if (addr & kPageMask) return -EINVAL;
+    if (!range_ok(addr, len) || addr < kMmapMinAddr) return (flags & MAP_FIXED) ? -ENOMEM : -EPERM;
+    if (!(flags & MAP_FIXED) && overlaps_locked(addr, addr + len)) return -EEXIST;
+    where = static_cast<int64_t>(addr);
+  } else {
+    where = find_free_locked(len, addr);
+    if (where < 0) return where;
+  }
+  return map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
+}
+
+int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
+  if ((addr & kPageMask) || len == 0) return -EINVAL;
+  len = page_up(len);
+  if (!range_ok(addr, len)) return -EINVAL;
+  std::unique_lock lk(mu_);
+  if (!overlaps_locked(addr, addr + len)) return 0;
+  remove_range_locked(addr, addr + len);
+  release_host_locked(addr, addr + len);
+  bump_generation();
+  return 0;
+}
+
+int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
+  if (addr & kPageMask) return -EINVAL;
+  if (prot & ~(kProtMask | kGuestProtBti | PROT_GROWSDOWN | PROT_GROWSUP)) return -EINVAL;
+  if ((prot & PROT_GROWSDOWN) && (prot & PROT_GROWSUP)) return -EINVAL;
+  prot &= kProtMask;
+  len = page_up(len);
+  if (len == 0) return 0;
+  if (!range_ok(addr, len)) return -ENOMEM;
+  const uint64_t end = addr + len;
+  std::unique_lock lk(mu_);
+  if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
+  split_at_locked(addr);
+  split_at_locked(end);
+  for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
+    Vma& v = it->second;
+    const int hprot = host_prot_for(prot, v.flags);
+    if (hprot != host_prot_for(v.prot, v.flags) && ::mprotect(host(v.start), v.end - v.start, hprot) != 0)
+      return -errno;
+    if ((v.prot | prot) & PROT_EXEC) bump_code_generation();
+    v.prot = prot;
+  }
+  bump_generation();
+  return 0;
+}
+
+int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+                             uint64_t new_addr) {
+  if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) return -EINVAL;
+  if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) return -EINVAL;
+  if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len)) return -EINVAL;
+  if (old_addr & kPageMask) return -EINVAL;
+  old_len = page_up(old_len);
+  new_len = page_up(new_len);
+  if (new_len == 0 || old_len == 0) return -EINVAL;  // old_len 0 duplicates a shared mapping: not supported
+  if (!range_ok(old_addr, old_len) || !range_ok(0, new_len)) return -ENOMEM;
+  std::unique_lock lk(mu_);
+  return mremap_locked(old_addr, old_len, new_len, flags, new_addr);
+}
+
+int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+                                    uint64_t new_addr) {
+  auto it = vmas_.upper_bound(old_addr);
+  if (it == vmas_.begin()) return -EFAULT;
+  const Vma v = std::prev(it)->second;
+  if (v.end <= old_addr || v.end - old_addr < old_len) return -EFAULT;
+  const uint64_t src_off = (v.flags & kVmaAnon) ? 0 : v.offset + (old_addr - v.start);
+  MapSource src;
+  src.offset = src_off;
+  src.dev = v.dev;
+  src.inode = v.inode;
+  src.name = v.name;
+  // A file-backed tail needs the file; the VMA keeps no descriptor, so file mappings only move or shrink.
+  const bool anon = v.flags & kVmaAnon;
+
+  if (!(flags & MREMAP_FIXED) && new_len <= old_len) {
+    if (new_len < old_len) {
+      remove_range_locked(old_addr + new_len, old_addr + old_len);
+      release_host_locked(old_addr + new_len, old_addr + old_len);
+      bump_generation();
+    }
+    return static_cast<int64_t>(old_addr);
+  }
+  if (!(flags & MREMAP_FIXED) && anon && !(flags & MREMAP_DONTUNMAP) && old_addr + old_len == v.end &&
+      range_ok(old_addr, new_len) && !overlaps_locked(old_addr + old_len, old_addr + new_len)) {
+    int64_t r = map_fixed_locked(old_addr + old_len, new_len - old_len, v.prot, v.flags, src);
+    if (r < 0) return r;
+    split_at_locked(old_addr + old_len);  // no-op; the new piece stays its own VMA
+    return static_cast<int64_t>(old_addr);
+  }
+  if (!(flags & MREMAP_MAYMOVE)) return -ENOMEM;
+  if (!anon && new_len > old_len) return -ENOMEM;
+
+  uint64_t dest;
+  if (flags & MREMAP_FIXED) {
+    if ((new_addr & kPageMask) || !range_ok(new_addr, new_len) || new_addr < kMmapMinAddr) return -EINVAL;
+    if (new_addr < old_addr + old_len && old_addr < new_addr + new_len) return -EINVAL;
+    if (overlaps_locked(new_addr, new_addr + new_len)) {
+      remove_range_locked(new_addr, new_addr + new_len);
+      release_host_locked(new_addr, new_addr + new_len);
+    }
+    dest = new_addr;
+  } else {
+    int64_t f = find_free_locked(new_len, 0);
+    if (f < 0) return f;
+    dest = static_cast<uint64_t>(f);
+  }
+  // Move the pages themselves (contents, sharing, file backing) with the host's mremap; DONTUNMAP keeps the
+  // old host range mapped so the reservation never has a hole another host thread could take.
+  void* moved = ::mremap(host(old_addr), old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
+                         host(dest));
+  if (moved == MAP_FAILED) {
+    if (!anon || (v.flags & kVmaShared)) return -errno;
+    // Fallback: copy private anonymous contents.
+    if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) == MAP_FAILED)
+      return -errno;
+    memcpy(host(dest), host(old_addr), old_len);
+  }
+  Vma nv = v;
+  nv.start = dest;
+  nv.end = dest + old_len;
+  nv.offset = src_off;
+  vmas_.emplace(dest, std::move(nv));
+  if (!(flags & MREMAP_DONTUNMAP)) {
+    remove_range_locked(old_addr, old_addr + old_len);
+    release_host_locked(old_addr, old_addr + old_len);
+  } else if (anon && !(v.flags & kVmaShared)) {
+    // The old range stays mapped and reads as zero-fill from now on, as Linux does.
+    ::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0);
+  }
+  if (new_len > old_len) {
+    int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
+    if (r < 0) return r;
+  }
+  bump_generation();
+  return static_cast<int64_t>(dest);
+}
+
+int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
+  if (addr & kPageMask) return -EINVAL;
+  switch (advice) {
+    case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED: case MADV_DONTNEED:
+    case MADV_FREE: case MADV_REMOVE: case MADV_DONTFORK: case MADV_DOFORK: case MADV_MERGEABLE:
+    case MADV_UNMERGEABLE: case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
+    case MADV_WIPEONFORK: case MADV_KEEPONFORK: case MADV_COLD: case MADV_PAGEOUT:
+      break;
+    default:
+      return -EINVAL;
+  }
+  len = page_up(len);
+  if (len == 0) return 0;
+  if (!range_ok(addr, len)) return -ENOMEM;
+  std::shared_lock lk(mu_);
+  bool hole = false;
+  uint64_t cursor = addr;
+  for (auto it = vmas_.upper_bound(addr); cursor < addr + len;) {
+    if (it != vmas_.begin() && std::prev(it)->second.end > cursor) {
+      const Vma& v = std::prev(it)->second;
+      const uint64_t e = std::min(v.end, addr + len);
+      if (::madvise(host(cursor), e - cursor, advice) != 0 && advice != MADV_HUGEPAGE &&
+          advice != MADV_NOHUGEPAGE && advice != MADV_MERGEABLE && advice != MADV_UNMERGEABLE)
+        return -errno;
+      cursor = e;
+    } else {
+      hole = true;
+      if (it == vmas_.end()) break;
+      cursor = it->second.start;
+    }
+    while (it != vmas_.end() && it->second.start <= cursor) ++it;
+  }
+  return hole ? -ENOMEM : 0;
+}
+
+int64_t AddressSpace::msync(uint64_t addr, uint64_t len, int flags) {
+  if ((addr & kPageMask) || (flags & ~(MS_ASYNC | MS_SYNC | MS_INVALIDATE))) return -EINVAL;
+  if ((flags & MS_ASYNC) && (flags & MS_SYNC)) return -EINVAL;
+  len = page_up(len);
+  if (!range_ok(addr, len)) return -ENOMEM;
+  std::shared_lock lk(mu_);
+  if (!accessible_locked(addr, len, 0)) return -ENOMEM;
+  if (len != 0 && ::msync(host(addr), len, flags) != 0) return -errno;
+  return 0;
+}
+
+void AddressSpace::set_brk_base(uint64_t addr) {
+  std::unique_lock lk(mu_);
+  brk_base_ = brk_ = addr;
+}
+
+uint64_t AddressSpace::brk(uint64_t addr) {
+  std::unique_lock lk(mu_);
+  if (addr < brk_base_) return brk_;
+  const uint64_t old_top = page_up(brk_);
+  const uint64_t new_top = page_up(addr);
+  if (new_top > old_top) {
+    if (!range_ok(old_top, new_top - old_top) || overlaps_locked(old_top, new_top)) return brk_;
+    MapSource src;
+    src.name = "[heap]";
+    if (map_fixed_locked(old_top, new_top - old_top, PROT_READ | PROT_WRITE, kVmaAnon | kVmaHeap, src) < 0)
+      return brk_;
+    // Merge into the heap VMA below so /proc/self/maps shows one [heap].
+    auto it = vmas_.find(old_top);
+    if (it != vmas_.begin() && same_kind(std::prev(it)->second, it->second)) {
+      std::prev(it)->second.end = it->second.end;
+      vmas_.erase(it);
+    }
+  } else if (new_top < old_top) {
+    remove_range_locked(new_top, old_top);
+    release_host_locked(new_top, old_top);
+    bump_generation();
+  }
+  brk_ = addr;
+  return brk_;
+}
+
+bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) const {
+  if (!range_ok(addr, len)) return false;
+  if (len == 0) return true;
+  const uint64_t end = addr + len;
+  auto it = vmas_.upper_bound(addr);
+  if (it == vmas_.begin()) return false;
+  --it;
+  uint64_t cursor = addr;
+  for (; it != vmas_.end() && cursor < end; ++it) {
+    const Vma& v = it->second;
+    if (v.start > cursor || v.end <= cursor || (v.prot & prot) != prot) return false;
+    cursor = v.end;
+  }
+  return cursor >= end;
+}
+
+bool AddressSpace::grow_down_locked(uint64_t addr) {
+  auto it = vmas_.upper_bound(addr);
+  if (it == vmas_.end() || !(it->second.flags & kVmaGrowsDown)) return false;
+  Vma& v = it->second;
+  const uint64_t new_start = page_down(addr);
+  if (v.end - new_start > kMaxStackGrowth) return false;
+  if (it != vmas_.begin() && std::prev(it)->second.end + kStackGuardGap > new_start) return false;
+  if (::mmap(host(new_start), v.start - new_start, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+    return false;
+  Vma grown = v;
+  grown.start = new_start;
+  vmas_.erase(it);
+  vmas_.emplace(new_start, std::move(grown));
+  return true;
+}
+
+int AddressSpace::page_prot(uint64_t addr) {
+  {
+    std::shared_lock lk(mu_);
+    auto it = vmas_.upper_bound(addr);
+    if (it != vmas_.begin() && std::prev(it)->second.end > addr) return std::prev(it)->second.prot;
+    if (it == vmas_.end() || !(it->second.flags & kVmaGrowsDown)) return -1;
+  }
+  std::unique_lock lk(mu_);
+  if (!grow_down_locked(addr)) return -1;
+  return vmas_.upper_bound(addr) != vmas_.begin() ? std::prev(vmas_.upper_bound(addr))->second.prot : -1;
+}
+
+std::vector<Vma> AddressSpace::snapshot() const {
+  std::shared_lock lk(mu_);
+  std::vector<Vma> out;
+  out.reserve(vmas_.size());
+  for (const auto& [start, v] : vmas_) out.push_back(v);
+  return out;
+}
+
+std::string AddressSpace::render_maps() const {
+  std::string out;
+  for (const Vma& v : snapshot()) {
+    const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
+                           (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
+    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms, v.offset,
+                                   major(v.dev), minor(v.dev), v.inode);
+    if (!v.name.empty()) {
+      line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
+      line += v.name;
+    }
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace emu

@@ -1,0 +1,132 @@
+// AddressSpace owns a guest process's virtual memory: the reserved host window and the list of VMAs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+namespace emu {
+
+inline constexpr uint64_t kPageSize = 4096;
+inline constexpr uint64_t kPageMask = kPageSize - 1;
+
+constexpr uint64_t page_down(uint64_t v) { return v & ~kPageMask; }
+constexpr uint64_t page_up(uint64_t v) { return (v + kPageMask) & ~kPageMask; }
+
+// Guest protection bits use the Linux values (PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4) on both sides.
+enum VmaFlags : uint32_t {
+  kVmaShared = 1u << 0,     // MAP_SHARED: writes reach the file or other processes
+  kVmaAnon = 1u << 1,       // no backing file
+  kVmaGrowsDown = 1u << 2,  // MAP_GROWSDOWN: extends downwards on a fault just below it
+  kVmaStack = 1u << 3,      // the main thread's stack, "[stack]" in /proc/self/maps
+  kVmaHeap = 1u << 4,       // the brk area, "[heap]"
+};
+
+struct Vma {
+  uint64_t start = 0;  // inclusive, page aligned
+  uint64_t end = 0;    // exclusive, page aligned
+  int prot = 0;
+  uint32_t flags = 0;
+  uint64_t offset = 0;  // file offset of `start`
+  uint64_t dev = 0;
+  uint64_t inode = 0;
+  std::string name;  // path for file mappings, "[stack]", "[heap]" or empty
+};
+
+// Describes the backing of a new mapping.
+struct MapSource {
+  int host_fd = -1;  // -1 for anonymous memory
+  uint64_t offset = 0;
+  uint64_t dev = 0;
+  uint64_t inode = 0;
+  std::string name;
+};
+
+// The guest address space. Guest address g lives at host address base()+g inside one reserved host window,
+// so no guest address can reach the emulator's own memory. Pages outside any VMA are PROT_NONE reservation
+// on the host; pages inside a VMA are host-accessible (private ones always read-write) and guest permissions
+// are enforced by the vCPU's TLB fill hook and by the checked copies in guest_mem.h.
+//
+// Locking: mu_ guards the VMA list. Mutations take it exclusively; lookups (TLB fill, copy_in/copy_out) take
+// it shared and must not block while holding it. A copy holds it shared for its duration so that another
+// thread cannot unmap the pages under it.
+class AddressSpace {
+ public:
+  // Reserves a window of `size` bytes (rounded to pages). Returns nullptr and sets *error on failure.
+  static std::unique_ptr<AddressSpace> create(uint64_t size, std::string* error);
+  ~AddressSpace();
+  AddressSpace(const AddressSpace&) = delete;
+  AddressSpace& operator=(const AddressSpace&) = delete;
+
+  uint8_t* base() const { return base_; }
+  uint64_t size() const { return size_; }
+  uint8_t* host(uint64_t guest_addr) const { return base_ + guest_addr; }
+
+  // mmap(2) semantics on the guest window. Returns the guest address or a negative errno. `flags` are the
+  // guest MAP_* flags (same values as the host's for the bits used here).
+  int64_t mmap(uint64_t addr, uint64_t len, int prot, int flags, const MapSource& src);
+  int64_t munmap(uint64_t addr, uint64_t len);
+  int64_t mprotect(uint64_t addr, uint64_t len, int prot);
+  int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+  int64_t madvise(uint64_t addr, uint64_t len, int advice);
+  int64_t msync(uint64_t addr, uint64_t len, int flags);
+
+  // The program break. set_brk_base is called once by the loader; brk(2) returns the new (or old) break.
+  void set_brk_base(uint64_t addr);
+  uint64_t brk(uint64_t addr);
+
+  // Where top-down mmap placement starts (below the stack).
+  void set_mmap_top(uint64_t addr) { mmap_top_ = addr; }
+  uint64_t mmap_top() const { return mmap_top_; }
+
+  // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared).
+  bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
+  // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
+  // guard range. Used by the TLB fill hook.
+  int page_prot(uint64_t addr);
+
+  std::shared_mutex& lock() const { return mu_; }
+
+  // Bumped on every change that can revoke a permission or replace code; vCPUs compare it with the value
+  // they last synced to and flush their TLB and translated code when it moved.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // Bumped when executable pages are unmapped, replaced or change permission: translated code is stale.
+  uint64_t code_generation() const { return code_generation_.load(std::memory_order_acquire); }
+
+  std::vector<Vma> snapshot() const;
+  // Renders /proc/self/maps for the guest.
+  std::string render_maps() const;
+
+ private:
+  AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
+
+  bool range_ok(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
+  bool overlaps_locked(uint64_t start, uint64_t end) const;
+  int64_t find_free_locked(uint64_t len, uint64_t hint) const;
+  void split_at_locked(uint64_t addr);
+  void remove_range_locked(uint64_t start, uint64_t end);
+  void release_host_locked(uint64_t start, uint64_t end);
+  int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
+  int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+  bool grow_down_locked(uint64_t addr);
+  void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+  void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+  uint8_t* const base_;
+  const uint64_t size_;
+  uint64_t mmap_top_ = 0;
+
+  mutable std::shared_mutex mu_;
+  std::map<uint64_t, Vma> vmas_;  // GUARDED_BY(mu_), keyed by start
+  uint64_t brk_base_ = 0;         // GUARDED_BY(mu_)
+  uint64_t brk_ = 0;              // GUARDED_BY(mu_)
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> code_generation_{0};
+};
+
+}  // namespace emu

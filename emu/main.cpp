@@ -1,0 +1,156 @@
+// a64run's command line: options in qemu-aarch64's conventions, then load the program and run its first thread.
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emu/loader.h"
+#include "emu/task.h"
+
+extern char** environ;
+
+namespace {
+
+constexpr const char* kDefaultSysroot = "/usr/aarch64-linux-gnu";
+
+void usage(FILE* out) {
+  fmt::print(out,
+             "usage: a64run [options] PROGRAM [ARGS...]\n"
+             "Runs an arm64 (aarch64) Linux program on this x86-64 Linux host.\n\n"
+             "Options:\n"
+             "  -L DIR          sysroot for the dynamic loader and libraries (env A64RUN_LD_PREFIX;\n"
+             "                  default {} when it exists)\n"
+             "  -E VAR=VALUE    set VAR in the guest's environment\n"
+             "  -U VAR          remove VAR from the guest's environment\n"
+             "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
+             "  --strace        print one line per syscall to stderr\n"
+             "  -h, --help      show this help\n"
+             "  --version       show the version\n",
+             kDefaultSysroot);
+}
+
+void set_env(std::vector<std::string>& env, const std::string& assignment) {
+  const std::string key = assignment.substr(0, assignment.find('=') + 1);
+  for (auto& e : env) {
+    if (e.compare(0, key.size(), key) == 0) {
+      e = assignment;
+      return;
+    }
+  }
+  env.push_back(assignment);
+}
+
+void unset_env(std::vector<std::string>& env, const std::string& name) {
+  std::erase_if(env, [&](const std::string& e) { return e.size() > name.size() && e[name.size()] == '=' &&
+                                                        e.compare(0, name.size(), name) == 0; });
+}
+
+// Looks a bare program name up in PATH, as a shell would; paths with a slash are used as given.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
+  const char* path = getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    std::string cand = (end > start ? dirs.substr(start, end - start) : ".") + "/" + name;
+    if (::access(cand.c_str(), F_OK) == 0) return cand;
+    start = end + 1;
+  }
+  return name;
+}
+
+// Parses the command line into opts; returns -1 to continue, or an exit status.
+int parse_args(int argc, char** argv, emu::Options* opts) {
+  std::string argv0;
+  for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
+  if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "a64run: option {} needs a value\n", a);
+        return nullptr;
+      }
+      return argv[++i];
+    };
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (a == "-h" || a == "--help") {
+      usage(stdout);
+      return 0;
+    }
+    if (a == "--version") {
+      fmt::print("a64run {} (Unicorn {}.{})\n", A64RUN_VERSION, UC_API_MAJOR, UC_API_MINOR);
+      return 0;
+    }
+    if (a == "--strace") {
+      opts->strace = true;
+      continue;
+    }
+    const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;
+    if (v == nullptr) {
+      if (a != "-L" && a != "-E" && a != "-U" && a != "-0") fmt::print(stderr, "a64run: unknown option {}\n", a);
+      usage(stderr);
+      return 2;
+    }
+    if (a == "-L") opts->sysroot = v;
+    if (a == "-E") set_env(opts->envp, v);
+    if (a == "-U") unset_env(opts->envp, v);
+    if (a == "-0") argv0 = v;
+  }
+  if (i >= argc) {
+    usage(stderr);
+    return 2;
+  }
+  struct stat st {};
+  if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
+  opts->program = find_program(argv[i]);
+  for (int j = i; j < argc; ++j) opts->argv.emplace_back(argv[j]);
+  if (!argv0.empty()) opts->argv[0] = argv0;
+  return -1;
+}
+
+std::unique_ptr<emu::AddressSpace> reserve_address_space() {
+  // A 1 TiB guest window (40-bit addresses); smaller where the host (or a sanitizer's layout) refuses.
+  std::string error;
+  for (int bits = 40; bits >= 36; --bits) {
+    if (auto as = emu::AddressSpace::create(1ull << bits, &error)) return as;
+  }
+  fmt::print(stderr, "a64run: {}\n", error);
+  return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  emu::Options opts;
+  if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
+  auto as = reserve_address_space();
+  if (!as) return 1;
+  emu::Process proc(std::move(opts), std::move(as));
+
+  emu::LoadedProgram prog;
+  std::string error;
+  int status = 0;
+  if (!emu::load_program(proc, &prog, &error, &status)) {
+    fmt::print(stderr, "a64run: {}\n", error);
+    return status;
+  }
+  char resolved[PATH_MAX];
+  proc.exe_path = ::realpath(proc.opts().program.c_str(), resolved) ? resolved : proc.opts().program;
+  for (const std::string& a : proc.opts().argv) proc.cmdline.append(a.c_str(), a.size() + 1);
+
+  emu::Task main_task(proc, static_cast<int>(::gettid()));
+  main_task.cpu().set_sp(prog.sp);
+  main_task.cpu().set_pc(prog.entry);
+  main_task.run();
+  return 0;
+}

@@ -1,0 +1,45 @@
+// This file implements the run lock's fair hand-off between vCPUs.
+#include "emu/run_lock.h"
+
+#include <algorithm>
+
+#include "emu/vcpu.h"
+
+namespace emu {
+
+void RunLock::acquire(Vcpu* self, bool priority) {
+  std::unique_lock lk(mu_);
+  if (holder_ == nullptr && queue_.empty()) {
+    holder_ = self;
+    return;
+  }
+  if (priority) {
+    queue_.push_front(self);
+  } else {
+    queue_.push_back(self);
+  }
+  // Ask a holder that keeps running to yield at its next block: after the minimum granularity for a woken
+  // thread, after a full slice for a CPU-bound one. Asynchronous uc_emu_stop is never used (section 3).
+  const auto wait = priority ? kWakeGranularity : kSlice;
+  while (holder_ != self) {
+    Vcpu* seen = holder_;
+    if (cv_.wait_for(lk, wait) == std::cv_status::timeout && holder_ == seen && seen != nullptr &&
+        queue_.front() == self) {
+      seen->request(Vcpu::kRequestYield);
+    }
+  }
+}
+
+void RunLock::release(Vcpu* self) {
+  std::lock_guard lk(mu_);
+  if (holder_ != self) return;
+  if (queue_.empty()) {
+    holder_ = nullptr;
+    return;
+  }
+  holder_ = queue_.front();
+  queue_.pop_front();
+  cv_.notify_all();
+}
+
+}  // namespace emu

@@ -1,0 +1,48 @@
+// RunLock: only one vCPU executes guest code at a time (DESIGN.md section 3). Released Unicorn generates
+// non-parallel code for guest atomics, so exclusive execution is what makes LDXR/STXR, LDADD and CAS exact.
+// All of that lives in this class so that removing it, once Unicorn emits parallel atomics, is one change.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+namespace emu {
+
+class Vcpu;
+
+class RunLock {
+ public:
+  // How long a CPU-bound holder runs while others wait, and how long a woken thread (priority) lets the
+  // holder run before asking it to yield.
+  static constexpr std::chrono::microseconds kSlice{2000};
+  static constexpr std::chrono::microseconds kWakeGranularity{50};
+
+  // Blocks until `self` holds the lock. `priority` puts the caller at the front of the queue (a thread that
+  // just woke from a park or has a signal to take): latency is the product.
+  void acquire(Vcpu* self, bool priority);
+  void release(Vcpu* self);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  Vcpu* holder_ = nullptr;    // GUARDED_BY(mu_)
+  std::deque<Vcpu*> queue_;   // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front
+};
+
+// Releases the run lock for the duration of a blocking wait or host call, then reacquires it with priority.
+class RunLockReleaser {
+ public:
+  RunLockReleaser(RunLock& lock, Vcpu* self) : lock_(lock), self_(self) { lock_.release(self_); }
+  ~RunLockReleaser() { lock_.acquire(self_, true); }
+  RunLockReleaser(const RunLockReleaser&) = delete;
+  RunLockReleaser& operator=(const RunLockReleaser&) = delete;
+
+ private:
+  RunLock& lock_;
+  Vcpu* self_;
+};
+
+}  // namespace emu

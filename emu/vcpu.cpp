@@ -1,0 +1,177 @@
+// This file implements the vCPU: Unicorn setup, the TLB fill hook that enforces guest permissions, the block
+// hook safe point, and exception dispatch (svc, undefined instruction, brk).
+#include "emu/vcpu.h"
+
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <time.h>
+
+#include <cstdlib>
+
+#include "emu/task.h"
+#include "syscalls/dispatch.h"
+
+namespace emu {
+namespace {
+
+// QEMU's arm exception numbers as Unicorn reports them to UC_HOOK_INTR.
+constexpr uint32_t kExcpUdef = 1;
+constexpr uint32_t kExcpSwi = 2;
+constexpr uint32_t kExcpBkpt = 7;
+
+constexpr uint32_t kBlocksPerClockCheck = 1u << 14;
+constexpr uint64_t kTlbFlushIntervalNs = 20'000'000;  // DESIGN.md section 1: let the TLB grow
+constexpr uint64_t kCodeCacheBytes = 128ull << 20;
+
+uint64_t now_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+int xreg_id(int n) {
+  if (n == 29) return UC_ARM64_REG_X29;
+  if (n == 30) return UC_ARM64_REG_X30;
+  return UC_ARM64_REG_X0 + n;
+}
+
+}  // namespace
+
+void Vcpu::check(uc_err err, const char* what) const {
+  if (err == UC_ERR_OK) return;
+  fmt::print(stderr, "a64run: internal error: {} failed: {}\n", what, uc_strerror(err));
+  abort();
+}
+
+Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
+  check(uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &uc_), "uc_open");
+  check(uc_ctl_set_tcg_buffer_size(uc_, kCodeCacheBytes), "uc_ctl_set_tcg_buffer_size");
+  check(uc_ctl_set_cpu_model(uc_, UC_CPU_ARM64_MAX), "uc_ctl_set_cpu_model");
+  check(uc_ctl_tlb_mode(uc_, UC_TLB_VIRTUAL), "uc_ctl_tlb_mode");
+  // The whole window is one region: the fill hook decides, page by page, what the guest may touch.
+  check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
+  uc_hook h;
+  check(uc_hook_add(uc_, &h, UC_HOOK_TLB_FILL, reinterpret_cast<void*>(&Vcpu::on_tlb_fill), this, 1, 0),
+        "uc_hook_add(TLB_FILL)");
+  check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
+        "uc_hook_add(BLOCK)");
+  check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&Vcpu::on_interrupt), this, 1, 0),
+        "uc_hook_add(INTR)");
+  set_reg(UC_ARM64_REG_CPACR_EL1, 3ull << 20);  // FPEN: FP/SIMD without traps
+  synced_generation_ = as_.generation();
+  synced_code_generation_ = as_.code_generation();
+  last_flush_ns_ = now_ns();
+  block_countdown_ = kBlocksPerClockCheck;
+}
+
+Vcpu::~Vcpu() {
+  if (uc_) uc_close(uc_);
+}
+
+uint64_t Vcpu::reg(int uc_reg) const {
+  uint64_t v = 0;
+  check(uc_reg_read(uc_, uc_reg, &v), "uc_reg_read");
+  return v;
+}
+
+void Vcpu::set_reg(int uc_reg, uint64_t v) { check(uc_reg_write(uc_, uc_reg, &v), "uc_reg_write"); }
+uint64_t Vcpu::x(int n) const { return reg(xreg_id(n)); }
+void Vcpu::set_x(int n, uint64_t v) { set_reg(xreg_id(n), v); }
+
+bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
+  auto* self = static_cast<Vcpu*>(opaque);
+  const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
+  const int prot = self->as_.page_prot(addr);
+  if (prot < 0 || !(prot & need)) {
+    self->stop_.kind = StopKind::kFault;
+    self->stop_.fault_addr = addr;
+    self->stop_.access = need;
+    self->stop_.mapped = prot >= 0;
+    return false;
+  }
+  e->paddr = addr;
+  e->perms = static_cast<uc_prot>(prot & UC_PROT_ALL);
+  return true;
+}
+
+void Vcpu::on_block(uc_engine* uc, uint64_t, uint32_t, void* opaque) {
+  auto* self = static_cast<Vcpu*>(opaque);
+  if (self->requests_.load(std::memory_order_relaxed) != 0) {
+    self->stop_.kind = StopKind::kRequest;
+    uc_emu_stop(uc);
+    return;
+  }
+  if (--self->block_countdown_ == 0) self->maybe_grow_tlb();
+}
+
+void Vcpu::maybe_grow_tlb() {
+  block_countdown_ = kBlocksPerClockCheck;
+  // QEMU only resizes its softmmu TLB on a flush, which Unicorn never does by itself: flush every 20 ms
+  // while the program warms up, then at a low rate (DESIGN.md section 1).
+  const uint64_t interval = tlb_flushes_ < 10 ? kTlbFlushIntervalNs : 10 * kTlbFlushIntervalNs;
+  const uint64_t now = now_ns();
+  if (now - last_flush_ns_ < interval) return;
+  last_flush_ns_ = now;
+  ++tlb_flushes_;
+  request(kRequestFlush);
+}
+
+void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
+  auto* self = static_cast<Vcpu*>(opaque);
+  switch (intno) {
+    case kExcpSwi:
+      syscalls::dispatch(*self->task_);
+      if (self->as_.generation() != self->synced_generation_) self->sync_memory();
+      if (self->stop_.kind != StopKind::kNone || self->requests_.load(std::memory_order_relaxed) != 0) {
+        if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
+        uc_emu_stop(uc);
+      }
+      return;
+    case kExcpUdef:
+      self->stop_.kind = StopKind::kUndefined;
+      break;
+    case kExcpBkpt:
+      self->stop_.kind = StopKind::kBreakpoint;
+      break;
+    default:
+      self->stop_.kind = StopKind::kOtherException;
+      break;
+  }
+  self->stop_.intno = intno;
+  uc_emu_stop(uc);
+}
+
+void Vcpu::stop(StopKind kind) {
+  stop_.kind = kind;
+  uc_emu_stop(uc_);
+}
+
+void Vcpu::sync_memory() {
+  synced_generation_ = as_.generation();
+  check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
+  // Unmapped or replaced code must not run from stale translations; host writes are never seen by the JIT.
+  const uint64_t code_gen = as_.code_generation();
+  if (code_gen != synced_code_generation_) {
+    synced_code_generation_ = code_gen;
+    check(uc_ctl_flush_tb(uc_), "uc_ctl_flush_tb");
+  }
+}
+
+StopInfo Vcpu::run() {
+  stop_ = StopInfo{};
+  if (as_.generation() != synced_generation_) sync_memory();
+  const uc_err err = uc_emu_start(uc_, pc(), kUntil, 0, 0);
+  if (err != UC_ERR_OK && stop_.kind == StopKind::kNone) {
+    // A refused fill normally records the fault first; anything else is reported as a fault at PC.
+    stop_.kind = StopKind::kFault;
+    stop_.fault_addr = pc();
+    stop_.access = PROT_EXEC;
+  }
+  if (stop_.kind == StopKind::kRequest && has_request(kRequestFlush)) {
+    requests_.fetch_and(~kRequestFlush);
+    check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
+  }
+  return stop_;
+}
+
+}  // namespace emu

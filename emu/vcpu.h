@@ -1,0 +1,85 @@
+// Vcpu owns one Unicorn arm64 instance: its setup (CPU model, virtual TLB, hooks), register access, and the
+// stop requests other threads use to reach it at its next safe point (DESIGN.md sections 1 and 3).
+#pragma once
+
+#include <unicorn/unicorn.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "emu/address_space.h"
+
+namespace emu {
+
+class Task;
+
+// Why uc_emu_start returned, as seen by the vCPU's own hooks.
+enum class StopKind { kNone, kSyscallStop, kRequest, kFault, kUndefined, kBreakpoint, kOtherException };
+
+struct StopInfo {
+  StopKind kind = StopKind::kNone;
+  uint64_t fault_addr = 0;  // for kFault: the refused address
+  int access = 0;           // for kFault: PROT_READ, PROT_WRITE or PROT_EXEC
+  bool mapped = false;      // for kFault: the page exists but lacks the permission (SEGV_ACCERR)
+  uint32_t intno = 0;       // for exceptions
+};
+
+class Vcpu {
+ public:
+  enum Request : uint32_t {
+    kRequestYield = 1u << 0,   // the run lock wants the vCPU back
+    kRequestExit = 1u << 1,    // exit_group or execve: leave guest code now
+    kRequestSignal = 1u << 2,  // a signal may be deliverable
+    kRequestFlush = 1u << 3,   // grow the TLB (section 1) or resync mappings
+  };
+  static constexpr uint64_t kUntil = 0xfffffffffffffffcull;  // never reached; 0 would hide a jump to NULL
+
+  Vcpu(AddressSpace& as, Task* task);
+  ~Vcpu();
+  Vcpu(const Vcpu&) = delete;
+  Vcpu& operator=(const Vcpu&) = delete;
+
+  uc_engine* uc() const { return uc_; }
+  Task* task() const { return task_; }
+
+  // Any thread: ask the vCPU to stop at its next translated block.
+  void request(uint32_t bits) { requests_.fetch_or(bits, std::memory_order_release); }
+  uint32_t take_requests() { return requests_.exchange(0, std::memory_order_acq_rel); }
+  bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
+
+  uint64_t x(int n) const;  // x0..x30
+  void set_x(int n, uint64_t v);
+  uint64_t reg(int uc_reg) const;
+  void set_reg(int uc_reg, uint64_t v);
+  uint64_t pc() const { return reg(UC_ARM64_REG_PC); }
+  void set_pc(uint64_t v) { set_reg(UC_ARM64_REG_PC, v); }
+  uint64_t sp() const { return reg(UC_ARM64_REG_SP); }
+  void set_sp(uint64_t v) { set_reg(UC_ARM64_REG_SP, v); }
+
+  // Runs guest code from the current PC until a hook stops it. The caller holds the run lock.
+  StopInfo run();
+  // Called from inside a hook: leave uc_emu_start after the current instruction with the given reason.
+  void stop(StopKind kind);
+  // Applies address-space changes (TLB flush, code invalidation) made since this vCPU last ran.
+  void sync_memory();
+
+ private:
+  static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
+  static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
+  static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
+  void check(uc_err err, const char* what) const;
+  void maybe_grow_tlb();
+
+  AddressSpace& as_;
+  Task* const task_;
+  uc_engine* uc_ = nullptr;
+  std::atomic<uint32_t> requests_{0};
+  StopInfo stop_;
+  uint64_t synced_generation_ = 0;
+  uint64_t synced_code_generation_ = 0;
+  uint32_t block_countdown_ = 0;
+  uint64_t tlb_flushes_ = 0;
+  uint64_t last_flush_ns_ = 0;
+};
+
+}  // namespace emu

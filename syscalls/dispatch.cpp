@@ -1,0 +1,130 @@
+// This file is the syscall dispatcher: table lookup, typed invocation, -ENOSYS for the unimplemented (logged
+// once), and --strace output.
+#include "syscalls/dispatch.h"
+
+#include <fmt/format.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+
+#include "syscalls/handlers.h"
+
+namespace syscalls {
+namespace {
+
+constexpr int kMaxNr = 452;
+
+#define SYSCALL(nr, name, fn, status, note) \
+  SyscallInfo{nr, #name, Status::status, note, &invoke<fn>, &format_args<fn>},
+#define UNIMPLEMENTED(nr, name) SyscallInfo{nr, #name, Status::kUnimplemented, "", nullptr, nullptr},
+const SyscallInfo kTable[] = {
+#include "syscalls/table.inc"
+};
+#undef SYSCALL
+#undef UNIMPLEMENTED
+
+struct Index {
+  std::array<const SyscallInfo*, kMaxNr> by_nr{};
+  Index() {
+    for (const SyscallInfo& s : kTable) by_nr[static_cast<size_t>(s.nr)] = &s;
+  }
+};
+
+const Index& index() {
+  static const Index idx;
+  return idx;
+}
+
+std::array<std::atomic<bool>, kMaxNr> g_logged_unimplemented{};
+
+void log_unimplemented(int nr, const char* name) {
+  if (nr >= 0 && nr < kMaxNr && g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
+  std::string line = fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr);
+  (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+std::string format_result(SysResult r) {
+  if (r < 0 && r >= -4095) {
+    const int e = static_cast<int>(-r);
+    const char* name = strerrorname_np(e);
+    return fmt::format("-1 {} ({})", name ? name : fmt::format("E{}", e), strerror(e));
+  }
+  if (r > 0xffff) return fmt::format("{:#x}", r);
+  return fmt::format("{}", r);
+}
+
+}  // namespace
+
+const SyscallInfo* lookup(int nr) {
+  if (nr < 0 || nr >= kMaxNr) return nullptr;
+  return index().by_nr[static_cast<size_t>(nr)];
+}
+
+namespace detail {
+
+void format_arg(std::string& out, Task&, int64_t v) { out += fmt::format("{}", v); }
+void format_arg(std::string& out, Task&, uint64_t v) {
+  out += v > 0xffff ? fmt::format("{:#x}", v) : fmt::format("{}", v);
+}
+void format_pointer(std::string& out, uint64_t v) { out += v ? fmt::format("{:#x}", v) : "NULL"; }
+void format_cstr(std::string& out, Task& t, uint64_t v) {
+  std::string s;
+  if (emu::read_cstring(t.as(), v, 4096, &s) != 0) {
+    format_pointer(out, v);
+    return;
+  }
+  out += '"';
+  for (char c : s.substr(0, 96)) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
+    } else {
+      out += c;
+    }
+  }
+  out += s.size() > 96 ? "\"..." : "\"";
+}
+
+}  // namespace detail
+
+void dispatch(Task& t) {
+  emu::Vcpu& cpu = t.cpu();
+  uint64_t regs[7];
+  int ids[7] = {UC_ARM64_REG_X0, UC_ARM64_REG_X1, UC_ARM64_REG_X2, UC_ARM64_REG_X3,
+                UC_ARM64_REG_X4, UC_ARM64_REG_X5, UC_ARM64_REG_X8};
+  void* ptrs[7];
+  for (int i = 0; i < 7; ++i) ptrs[i] = &regs[i];
+  if (uc_reg_read_batch(cpu.uc(), ids, ptrs, 7) != UC_ERR_OK) abort();
+  const int nr = static_cast<int>(regs[6]);
+  const SyscallInfo* info = lookup(nr);
+  const bool strace = t.proc().opts().strace;
+
+  std::string line;
+  if (strace) {
+    line = fmt::format("[{}] {}(", t.tid(), info ? info->name : fmt::format("syscall_{}", nr));
+    if (info && info->format_args) info->format_args(line, t, regs);
+    line += ") = ";
+  }
+  if (strace && (nr == 93 || nr == 94)) {  // exit and exit_group do not come back to print a result
+    line += "?\n";
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+    line.clear();
+  }
+  SysResult r;
+  if (info == nullptr || info->invoke == nullptr) {
+    log_unimplemented(nr, info ? info->name : "unknown");
+    r = -ENOSYS;
+  } else {
+    r = info->invoke(t, regs);
+  }
+  if (r != kNoReturnValue) cpu.set_x(0, static_cast<uint64_t>(r));
+  if (strace && !line.empty()) {
+    line += r == kNoReturnValue ? "?" : format_result(r);
+    line += '\n';
+    (void)!::write(STDERR_FILENO, line.data(), line.size());
+  }
+}
+
+}  // namespace syscalls

@@ -1,0 +1,18 @@
+// Guest file descriptors are host descriptors. This file owns the few the emulator keeps for itself (hidden
+// from the guest) and small fd helpers shared by the syscall areas.
+#pragma once
+
+#include <string>
+
+namespace syscalls {
+
+// Marks fd as the emulator's: guest syscalls on it fail with EBADF and close_range skips it.
+void reserve_fd(int fd);
+bool is_reserved_fd(int fd);
+// Moves an emulator-owned fd up out of the way of the guest's low numbers, marks it reserved and
+// close-on-exec, and returns the new number.
+int make_reserved_fd(int fd);
+// The path a host fd refers to (readlink of /proc/self/fd/N), or empty.
+std::string fd_path(int fd);
+
+}  // namespace syscalls

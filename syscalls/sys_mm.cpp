@@ -1,0 +1,86 @@
+// This file implements the memory syscalls on top of emu::AddressSpace.
+#include "syscalls/sys_mm.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <vector>
+
+#include "syscalls/fd_util.h"
+
+namespace syscalls {
+
+// brk(2): returns the new break, or the old one when it cannot move (the raw syscall never fails).
+SysResult sys_brk(Task& t, uint64_t addr) { return static_cast<SysResult>(t.as().brk(addr)); }
+
+// mmap(2): anonymous, file-backed private and shared, MAP_FIXED, MAP_FIXED_NOREPLACE, hints, MAP_GROWSDOWN.
+SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset) {
+  emu::MapSource src;
+  if (!(flags & MAP_ANONYMOUS)) {
+    if (is_reserved_fd(fd)) return -EBADF;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return -errno;
+    if (S_ISDIR(st.st_mode)) return -ENODEV;
+    const int acc = ::fcntl(fd, F_GETFL);
+    if (acc < 0) return -errno;
+    if ((acc & O_ACCMODE) == O_WRONLY) return -EACCES;
+    if ((flags & MAP_SHARED_VALIDATE) != MAP_PRIVATE && (prot & PROT_WRITE) && (acc & O_ACCMODE) != O_RDWR)
+      return -EACCES;
+    src.host_fd = fd;
+    src.offset = offset;
+    src.dev = st.st_dev;
+    src.inode = st.st_ino;
+    src.name = fd_path(fd);
+  }
+  if (flags & MAP_HUGETLB) return -EINVAL;  // no huge pages behind the guest window
+  return t.as().mmap(addr, len, prot, flags, src);
+}
+
+SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) { return t.as().munmap(addr, len); }
+SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot) { return t.as().mprotect(addr, len, prot); }
+SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+                     uint64_t new_addr) {
+  return t.as().mremap(old_addr, old_len, new_len, flags, new_addr);
+}
+SysResult sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
+  return t.as().madvise(addr, len, advice);
+}
+SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) { return t.as().msync(addr, len, flags); }
+
+// mincore(2): residency from the host's view of the same pages.
+SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> vec) {
+  if (addr & emu::kPageMask) return -EINVAL;
+  const uint64_t pages = emu::page_up(len) / emu::kPageSize;
+  {
+    std::shared_lock lk(t.as().lock());
+    if (!t.as().accessible_locked(addr, emu::page_up(len), 0)) return -ENOMEM;
+  }
+  std::vector<unsigned char> out(pages);
+  if (pages && ::mincore(t.as().host(addr), emu::page_up(len), out.data()) != 0) return -errno;
+  return emu::copy_out(t.as(), vec.addr, out.data(), out.size());
+}
+
+// The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux).
+SysResult sys_mlock(Task& t, uint64_t addr, uint64_t len) {
+  const uint64_t start = emu::page_down(addr);
+  const uint64_t span = emu::page_up(addr + len) - start;
+  std::shared_lock lk(t.as().lock());
+  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
+  return ::mlock(t.as().host(start), span) == 0 ? 0 : -errno;
+}
+SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
+  const uint64_t start = emu::page_down(addr);
+  const uint64_t span = emu::page_up(addr + len) - start;
+  std::shared_lock lk(t.as().lock());
+  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
+  return ::munlock(t.as().host(start), span) == 0 ? 0 : -errno;
+}
+SysResult sys_mlockall(Task&, int flags) {
+  if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
+  return ::mlockall(flags) == 0 ? 0 : -errno;
+}
+SysResult sys_munlockall(Task&) { return ::munlockall() == 0 ? 0 : -errno; }
+
+}  // namespace syscalls

@@ -1,0 +1,174 @@
+// This file implements process identity and lifetime syscalls that need no thread machinery.
+#include "syscalls/sys_process.h"
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <vector>
+
+namespace syscalls {
+namespace {
+
+int64_t host_ret(long r) { return r < 0 ? -errno : r; }
+
+}  // namespace
+
+// exit(2): ends the calling thread; the last thread's exit ends the process.
+SysResult sys_exit(Task& t, int status) { t.exit_group(status); }
+// exit_group(2): ends every thread with the guest's status.
+SysResult sys_exit_group(Task& t, int status) { t.exit_group(status); }
+
+SysResult sys_getpid(Task&) { return ::getpid(); }
+SysResult sys_getppid(Task&) { return ::getppid(); }
+SysResult sys_gettid(Task& t) { return t.tid(); }
+
+SysResult sys_set_tid_address(Task& t, uint64_t tidptr) {
+  t.clear_child_tid = tidptr;
+  return t.tid();
+}
+
+// set_robust_list(2): remembered for thread death (FUTEX_OWNER_DIED); the head's size is fixed by the ABI.
+SysResult sys_set_robust_list(Task& t, uint64_t head, uint64_t len) {
+  if (len != 24) return -EINVAL;
+  t.robust_list = head;
+  t.robust_list_len = len;
+  return 0;
+}
+
+SysResult sys_get_robust_list(Task& t, int pid, GuestPtr<uint64_t> head, GuestPtr<uint64_t> len) {
+  if (pid != 0 && pid != t.tid()) return -ESRCH;
+  if (int64_t r = head.write(t.as(), t.robust_list); r < 0) return r;
+  return len.write(t.as(), 24);
+}
+
+// uname(2): the host's names with machine "aarch64" (struct utsname has the same layout on both).
+SysResult sys_uname(Task& t, GuestPtr<struct utsname> buf) {
+  struct utsname u {};
+  if (::uname(&u) != 0) return -errno;
+  strncpy(u.machine, "aarch64", sizeof u.machine);
+  return buf.write(t.as(), u);
+}
+
+SysResult sys_getuid(Task&) { return ::getuid(); }
+SysResult sys_geteuid(Task&) { return ::geteuid(); }
+SysResult sys_getgid(Task&) { return ::getgid(); }
+SysResult sys_getegid(Task&) { return ::getegid(); }
+
+SysResult sys_getresuid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, GuestPtr<uint32_t> s) {
+  uid_t a, b, c;
+  if (::getresuid(&a, &b, &c) != 0) return -errno;
+  if (r.write(t.as(), a) || e.write(t.as(), b) || s.write(t.as(), c)) return -EFAULT;
+  return 0;
+}
+
+SysResult sys_getresgid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, GuestPtr<uint32_t> s) {
+  gid_t a, b, c;
+  if (::getresgid(&a, &b, &c) != 0) return -errno;
+  if (r.write(t.as(), a) || e.write(t.as(), b) || s.write(t.as(), c)) return -EFAULT;
+  return 0;
+}
+
+// Credential changes go straight to the host: raw syscalls change only the calling thread, like the guest's
+// own raw syscalls (glibc's setuid broadcasts to every thread itself, through signals).
+SysResult sys_setuid(Task&, uint32_t uid) { return host_ret(::syscall(SYS_setuid, uid)); }
+SysResult sys_setgid(Task&, uint32_t gid) { return host_ret(::syscall(SYS_setgid, gid)); }
+SysResult sys_setreuid(Task&, uint32_t r, uint32_t e) { return host_ret(::syscall(SYS_setreuid, r, e)); }
+SysResult sys_setregid(Task&, uint32_t r, uint32_t e) { return host_ret(::syscall(SYS_setregid, r, e)); }
+SysResult sys_setresuid(Task&, uint32_t r, uint32_t e, uint32_t s) {
+  return host_ret(::syscall(SYS_setresuid, r, e, s));
+}
+SysResult sys_setresgid(Task&, uint32_t r, uint32_t e, uint32_t s) {
+  return host_ret(::syscall(SYS_setresgid, r, e, s));
+}
+SysResult sys_setfsuid(Task&, uint32_t uid) { return ::syscall(SYS_setfsuid, uid); }
+SysResult sys_setfsgid(Task&, uint32_t gid) { return ::syscall(SYS_setfsgid, gid); }
+
+SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list) {
+  if (size < 0) return -EINVAL;
+  std::vector<gid_t> g(static_cast<size_t>(size) + 1);
+  const int n = ::getgroups(size, g.data());
+  if (n < 0) return -errno;
+  if (size > 0 && emu::copy_out(t.as(), list.addr, g.data(), static_cast<size_t>(n) * sizeof(gid_t)) != 0)
+    return -EFAULT;
+  return n;
+}
+
+SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
+  if (size < 0 || size > 65536) return -EINVAL;
+  std::vector<gid_t> g(static_cast<size_t>(size));
+  if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) return -EFAULT;
+  return host_ret(::syscall(SYS_setgroups, size, g.data()));
+}
+
+SysResult sys_getpgid(Task&, int pid) { return host_ret(::getpgid(pid)); }
+SysResult sys_setpgid(Task&, int pid, int pgid) { return host_ret(::setpgid(pid, pgid)); }
+SysResult sys_getsid(Task&, int pid) { return host_ret(::getsid(pid)); }
+SysResult sys_setsid(Task&) { return host_ret(::setsid()); }
+
+// prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
+// describe the emulator rather than the guest (RLIMIT_AS, RLIMIT_DATA) still go to the host: lowering them
+// can make the emulator itself fail to allocate, as a real kernel would refuse the guest.
+SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t> new_limit,
+                        GuestPtr<uint64_t> old_limit) {
+  if (resource < 0 || resource >= RLIM_NLIMITS) return -EINVAL;
+  struct rlimit nl {}, ol{};
+  if (!new_limit.null() && emu::copy_in(t.as(), &nl, new_limit.addr, sizeof nl) != 0) return -EFAULT;
+  if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
+                old_limit.null() ? nullptr : &ol) != 0)
+    return -errno;
+  if (!old_limit.null() && emu::copy_out(t.as(), old_limit.addr, &ol, sizeof ol) != 0) return -EFAULT;
+  return 0;
+}
+
+SysResult sys_getrlimit(Task& t, int resource, GuestPtr<uint64_t> rlim) {
+  return sys_prlimit64(t, 0, resource, {}, rlim.null() ? GuestPtr<uint64_t>{1} : rlim);
+}
+
+SysResult sys_setrlimit(Task& t, int resource, GuestPtr<const uint64_t> rlim) {
+  if (rlim.null()) return -EFAULT;
+  return sys_prlimit64(t, 0, resource, rlim, {});
+}
+
+SysResult sys_personality(Task&, uint32_t persona) {
+  // Only PER_LINUX exists here; querying (0xffffffff) reports it.
+  if (persona == 0xffffffffu || persona == 0) return 0;
+  return -EINVAL;
+}
+
+// prctl(2): options that concern the calling thread or process go to the host thread that runs it (names
+// show in /proc, timer slack applies to its sleeps); arm64-only options report what the CPU model lacks.
+SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5) {
+  switch (option) {
+    case PR_SET_NAME: {
+      char name[16] = {};
+      std::string s;
+      if (int64_t r = emu::read_cstring(t.as(), a2, 4096, &s); r == -EFAULT) return r;
+      strncpy(name, s.c_str(), sizeof name - 1);
+      return host_ret(::prctl(PR_SET_NAME, name, 0, 0, 0));
+    }
+    case PR_GET_NAME: {
+      char name[16] = {};
+      if (::prctl(PR_GET_NAME, name, 0, 0, 0) != 0) return -errno;
+      return emu::copy_out(t.as(), a2, name, sizeof name);
+    }
+    case PR_GET_PDEATHSIG: case PR_GET_CHILD_SUBREAPER: {
+      int v = 0;
+      if (::prctl(option, &v, 0, 0, 0) != 0) return -errno;
+      return emu::copy_out(t.as(), a2, &v, sizeof v);
+    }
+    case PR_SET_PDEATHSIG: case PR_SET_TIMERSLACK: case PR_GET_TIMERSLACK: case PR_SET_DUMPABLE:
+    case PR_GET_DUMPABLE: case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_SET_CHILD_SUBREAPER:
+    case PR_CAPBSET_READ: case PR_GET_KEEPCAPS: case PR_SET_KEEPCAPS: case PR_GET_SECUREBITS:
+    case PR_CAP_AMBIENT: case PR_GET_THP_DISABLE: case PR_SET_THP_DISABLE:
+      return host_ret(::prctl(option, a2, a3, a4, a5));
+    default:
+      // PR_SVE_*, PR_PAC_*, PR_*_TAGGED_ADDR_CTRL, PR_SET_MM, PR_SET_VMA (as without
+      // CONFIG_ANON_VMA_NAME) and the rest: not available on this CPU model.
+      return -EINVAL;
+  }
+}
+
+}  // namespace syscalls

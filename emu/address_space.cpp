@@ -288,7 +288,8 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   // old host range mapped so the reservation never has a hole another host thread could take.
   void* moved = ::mremap(host(old_addr), old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
                          host(dest));
-  if (moved == MAP_FAILED) {
+  const bool copied = moved == MAP_FAILED;
+  if (copied) {
     if (!anon || (v.flags & kVmaShared)) return -errno;
     // Fallback: copy private anonymous contents.
     if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) == MAP_FAILED)
@@ -303,9 +304,9 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   if (!(flags & MREMAP_DONTUNMAP)) {
     remove_range_locked(old_addr, old_addr + old_len);
     release_host_locked(old_addr, old_addr + old_len);
-  } else if (anon && !(v.flags & kVmaShared)) {
-    // The old range stays mapped and reads as zero-fill from now on, as Linux does.
-    ::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0);
+  } else if (copied) {
+    // The old range stays mapped and reads as zero-fill from now on, as Linux (and the host's DONTUNMAP) does.
+    if (::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0) == MAP_FAILED) return -errno;
   }
   if (new_len > old_len) {
     int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);

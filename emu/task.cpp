@@ -14,9 +14,11 @@ namespace emu {
 
 std::string Process::host_path(const std::string& guest_path) const {
   if (opts_.sysroot.empty() || guest_path.empty() || guest_path[0] != '/') return guest_path;
+  // Files (the loader, libraries, ld.so.cache) come from the sysroot when it has them; directories stay the
+  // host's, so `ls /` under -L lists the real root rather than the sysroot's.
   std::string in_root = opts_.sysroot + guest_path;
   struct stat st {};
-  if (::lstat(in_root.c_str(), &st) == 0) return in_root;
+  if (::stat(in_root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return in_root;
   return guest_path;
 }
 

@@ -57,7 +57,10 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
         "uc_hook_add(BLOCK)");
   check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&Vcpu::on_interrupt), this, 1, 0),
         "uc_hook_add(INTR)");
-  set_reg(UC_ARM64_REG_CPACR_EL1, 3ull << 20);  // FPEN: FP/SIMD without traps
+  set_reg(UC_ARM64_REG_CPACR_EL1, 3ull << 20);
+  // With the exits list enabled and empty, uc_emu_start ignores `until` and runs until a hook stops it.
+  // Plain `until` makes Unicorn probe the until page at every stop, which overwrote the real fault address.
+  check(uc_ctl_exits_enable(uc_), "uc_ctl_exits_enable");  // FPEN: FP/SIMD without traps
   synced_generation_ = as_.generation();
   synced_code_generation_ = as_.code_generation();
   last_flush_ns_ = now_ns();
@@ -83,10 +86,12 @@ bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   const int prot = self->as_.page_prot(addr);
   if (prot < 0 || !(prot & need)) {
-    self->stop_.kind = StopKind::kFault;
-    self->stop_.fault_addr = addr;
-    self->stop_.access = need;
-    self->stop_.mapped = prot >= 0;
+    // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
+    // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.
+    self->fault_.kind = StopKind::kFault;
+    self->fault_.fault_addr = addr;
+    self->fault_.access = need;
+    self->fault_.mapped = prot >= 0;
     return false;
   }
   e->paddr = addr;
@@ -159,13 +164,17 @@ void Vcpu::sync_memory() {
 
 StopInfo Vcpu::run() {
   stop_ = StopInfo{};
+  fault_ = StopInfo{};
   if (as_.generation() != synced_generation_) sync_memory();
   const uc_err err = uc_emu_start(uc_, pc(), kUntil, 0, 0);
-  if (err != UC_ERR_OK && stop_.kind == StopKind::kNone) {
-    // A refused fill normally records the fault first; anything else is reported as a fault at PC.
-    stop_.kind = StopKind::kFault;
-    stop_.fault_addr = pc();
-    stop_.access = PROT_EXEC;
+  if (err != UC_ERR_OK && (stop_.kind == StopKind::kNone || stop_.kind == StopKind::kRequest)) {
+    if (fault_.kind == StopKind::kFault) {
+      stop_ = fault_;
+    } else {
+      stop_.kind = StopKind::kFault;
+      stop_.fault_addr = pc();
+      stop_.access = PROT_EXEC;
+    }
   }
   if (stop_.kind == StopKind::kRequest && has_request(kRequestFlush)) {
     requests_.fetch_and(~kRequestFlush);

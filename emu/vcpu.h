@@ -75,6 +75,7 @@ class Vcpu {
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   StopInfo stop_;
+  StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;
   uint64_t synced_code_generation_ = 0;
   uint32_t block_countdown_ = 0;

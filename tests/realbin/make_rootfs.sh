@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Owns the real-binaries lane's arm64 Debian tree: builds DIR with mmdebstrap
+# (bookworm, variant extract) holding busybox-static, coreutils, findutils and
+# the shared libraries they need. Idempotent and safe to run concurrently.
+#
+# Usage: make_rootfs.sh DIR
+#   Exit 0: DIR is a complete tree (DIR/.complete matches this script's stamp).
+#   Exit 77: the tree cannot be built here (no mirror, no mmdebstrap, download
+#            failed); callers (the CTest fixture) treat that as "skip".
+#   Exit 1: usage error, or DIR holds something this script did not make.
+#
+# Environment:
+#   REALBIN_MIRROR  mirror URL to use instead of the first "URIs:" value in
+#                   /etc/apt/sources.list.d/debian.sources (read at run time,
+#                   never written to any file).
+#
+# Variant extract unpacks exactly the listed packages and none of their
+# dependencies, so the list below is closed by hand:
+#   busybox-static  static, needs nothing
+#   coreutils       libc6 libacl1 libattr1 libselinux1 libgmp10
+#   findutils       libc6 libselinux1
+#   libselinux1     libpcre2-8-0
+# (checked with `apt-cache depends` and readelf -d NEEDED over the tree).
+set -euo pipefail
+
+PACKAGES=(
+  libc6 libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10
+  coreutils findutils busybox-static
+)
+SUITE=bookworm
+ARCH=arm64
+VARIANT=extract
+STAMP="realbin-rootfs v1 suite=$SUITE arch=$ARCH variant=$VARIANT packages=$(IFS=,; echo "${PACKAGES[*]}")"
+PARTIAL_MARK=.realbin-partial
+
+skip() { echo "make_rootfs: SKIP: $*" >&2; exit 77; }
+die() { echo "make_rootfs: error: $*" >&2; exit 1; }
+
+[[ $# -eq 1 && -n $1 ]] || die "usage: $0 DIR"
+DIR=$1
+
+stamp_ok() { [[ -f $DIR/.complete ]] && [[ "$(cat "$DIR/.complete")" == "$STAMP" ]]; }
+
+# Fast path without the lock: .complete is written last.
+if stamp_ok; then
+  exit 0
+fi
+
+mkdir -p "$DIR" || die "cannot create $DIR"
+DIR=$(cd "$DIR" && pwd -P)
+[[ $DIR != / ]] || die "refusing to use / as the tree"
+
+# One builder at a time: lock the directory itself (no extra files next to it).
+exec 9<"$DIR"
+if ! flock -w 900 9; then
+  die "timed out waiting for the lock on $DIR"
+fi
+if stamp_ok; then
+  exit 0
+fi
+
+# Anything already in DIR must be ours (a finished tree with an old stamp, or
+# a build that died half way) before it is wiped.
+if [[ -n "$(ls -A "$DIR")" ]]; then
+  if [[ -e $DIR/.complete || -e $DIR/$PARTIAL_MARK ]]; then
+    echo "make_rootfs: removing stale or partial tree in $DIR" >&2
+    find "$DIR" -mindepth 1 -delete
+  else
+    die "$DIR is not empty and was not made by this script; remove it or pick another DIR"
+  fi
+fi
+
+# Mirror: first URIs: value of the host's deb822 sources (never hard-coded).
+mirror=${REALBIN_MIRROR:-}
+if [[ -z $mirror && -r /etc/apt/sources.list.d/debian.sources ]]; then
+  mirror=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources)
+fi
+if [[ -z $mirror && -r /etc/apt/sources.list ]]; then
+  mirror=$(awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^[a-z]+:\/\//) { print $i; exit } }' /etc/apt/sources.list)
+fi
+[[ -n $mirror ]] || skip "no Debian mirror found (no URIs: line in /etc/apt/sources.list.d/debian.sources; set REALBIN_MIRROR)"
+
+if ! command -v mmdebstrap >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "make_rootfs: installing mmdebstrap" >&2
+    if ! { apt-get install -y --no-install-recommends mmdebstrap debian-archive-keyring >&2 ||
+           { apt-get update >&2 && apt-get install -y --no-install-recommends mmdebstrap debian-archive-keyring >&2; }; }; then
+      skip "mmdebstrap is missing and could not be installed"
+    fi
+  else
+    skip "mmdebstrap is missing (apt-get install mmdebstrap)"
+  fi
+fi
+
+: >"$DIR/$PARTIAL_MARK"
+log=$(mktemp "${TMPDIR:-/tmp}/realbin-mmdebstrap.XXXXXX")
+trap 'rm -f "$log"' EXIT
+
+echo "make_rootfs: building $ARCH $SUITE ($VARIANT) in $DIR: ${PACKAGES[*]}" >&2
+start=$(date +%s)
+if ! mmdebstrap --arch="$ARCH" --variant="$VARIANT" --skip=check/empty \
+      --include="$(IFS=,; echo "${PACKAGES[*]}")" \
+      "$SUITE" "$DIR" "$mirror" >"$log" 2>&1; then
+  tail -n 30 "$log" >&2
+  find "$DIR" -mindepth 1 ! -name "$PARTIAL_MARK" -delete 2>/dev/null || true
+  skip "mmdebstrap failed (no network or mirror unreachable?); see the log above"
+fi
+
+# Trim what the guest should not see from the tree: the apt sources (they name
+# the mirror), device nodes (the guest uses the host's /dev), and the copied
+# host identity files.
+rm -f "$DIR/etc/apt/sources.list" "$DIR/etc/hostname" "$DIR/etc/resolv.conf"
+rm -rf "${DIR:?}/etc/apt/sources.list.d" "${DIR:?}/dev"
+
+# Sanity: the binaries the cases run are there.
+for f in bin/busybox bin/ls usr/bin/sha256sum usr/bin/find usr/bin/xargs lib/ld-linux-aarch64.so.1; do
+  [[ -e $DIR/$f || -L $DIR/$f ]] || { tail -n 30 "$log" >&2; die "tree lacks $f"; }
+done
+
+rm -f "$DIR/$PARTIAL_MARK"
+printf '%s\n' "$STAMP" >"$DIR/.complete.tmp"
+mv "$DIR/.complete.tmp" "$DIR/.complete"
+echo "make_rootfs: done in $(( $(date +%s) - start )) s ($(du -sh "$DIR" | cut -f1))" >&2

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -91,6 +92,9 @@ class AddressSpace {
   int page_prot(uint64_t addr);
 
   std::shared_mutex& lock() const { return mu_; }
+  // In a fork child, where the lock was held exclusively by the forking thread: glibc's rwlock records the
+  // writer's tid, which changed, so the lock is made anew instead of unlocked.
+  void reset_lock_after_fork() { new (&mu_) std::shared_mutex(); }
 
   // Bumped on every change that can revoke a permission or replace code; vCPUs compare it with the value
   // they last synced to and flush their TLB and translated code when it moved.

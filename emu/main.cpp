@@ -1,5 +1,6 @@
 // a64run's command line: options in qemu-aarch64's conventions, then load the program and run its first thread.
 #include <fmt/format.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,7 +136,8 @@ int main(int argc, char** argv) {
   if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
   auto as = reserve_address_space();
   if (!as) return 1;
-  emu::Process proc(std::move(opts), std::move(as));
+  // The process and its first thread live until exit_group: other threads may outlive main()'s frame.
+  auto& proc = *new emu::Process(std::move(opts), std::move(as));
 
   emu::LoadedProgram prog;
   std::string error;
@@ -148,9 +150,11 @@ int main(int argc, char** argv) {
   proc.exe_path = ::realpath(proc.opts().program.c_str(), resolved) ? resolved : proc.opts().program;
   for (const std::string& a : proc.opts().argv) proc.cmdline.append(a.c_str(), a.size() + 1);
 
-  emu::Task main_task(proc, static_cast<int>(::gettid()));
-  main_task.cpu().set_sp(prog.sp);
-  main_task.cpu().set_pc(prog.entry);
-  main_task.run();
-  return 0;
+  auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));
+  proc.add_thread(main_task);
+  main_task->cpu().set_sp(prog.sp);
+  main_task->cpu().set_pc(prog.entry);
+  main_task->run();
+  // The guest's main thread called exit(2) while others live on; the last one ends the process.
+  pthread_exit(nullptr);
 }

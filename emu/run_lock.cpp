@@ -42,4 +42,10 @@ void RunLock::release(Vcpu* self) {
   cv_.notify_all();
 }
 
+void RunLock::reset_after_fork(Vcpu* self) {
+  queue_.clear();
+  holder_ = self;
+  mu_.unlock();
+}
+
 }  // namespace emu

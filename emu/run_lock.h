@@ -25,6 +25,12 @@ class RunLock {
   void acquire(Vcpu* self, bool priority);
   void release(Vcpu* self);
 
+  // fork support (Process::prepare_fork): hold the internal mutex across the host fork; in the child the
+  // caller is the only thread and the holder.
+  void lock_internal() { mu_.lock(); }
+  void unlock_internal() { mu_.unlock(); }
+  void reset_after_fork(Vcpu* self);
+
  private:
   std::mutex mu_;
   std::condition_variable cv_;

@@ -4,13 +4,17 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "emu/address_space.h"
+#include "emu/futex.h"
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
+#include "signals/park.h"
 
 namespace emu {
 
@@ -31,6 +35,21 @@ class Process {
   const Options& opts() const { return opts_; }
   AddressSpace& as() { return *as_; }
   RunLock& run_lock() { return run_lock_; }
+  FutexTable& futexes() { return futexes_; }
+
+  // The thread registry. remove_thread returns how many threads remain.
+  void add_thread(Task* t);
+  size_t remove_thread(Task* t);
+  size_t thread_count();
+  // Idle vCPUs kept for reuse: creating a Unicorn instance costs ~1.6 ms, reusing one microseconds.
+  std::unique_ptr<Vcpu> take_vcpu(Task* owner);
+  void recycle_vcpu(std::unique_ptr<Vcpu> cpu);
+
+  // fork: every emulator lock is taken before the host fork and released on both sides after it, so no
+  // lock is inherited held; the child then keeps only the calling thread.
+  void prepare_fork();
+  void after_fork_parent();
+  void after_fork_child(Task* self);
 
   // Resolves a guest path for file access: absolute paths look inside the sysroot first (qemu's -L rule).
   std::string host_path(const std::string& guest_path) const;
@@ -44,16 +63,33 @@ class Process {
   Options opts_;
   std::unique_ptr<AddressSpace> as_;
   RunLock run_lock_;
+  FutexTable futexes_;
+  std::mutex threads_mu_;
+  std::map<int, Task*> threads_;                  // GUARDED_BY(threads_mu_)
+  std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
 
 class Task {
  public:
-  Task(Process& proc, int tid) : proc_(proc), cpu_(proc.as(), this), tid_(tid) {}
+  Task(Process& proc, int tid) : proc_(proc), cpu_(proc.take_vcpu(this)), tid_(tid) {}
+  ~Task();
+  Task(const Task&) = delete;
+  Task& operator=(const Task&) = delete;
 
   Process& proc() { return proc_; }
   AddressSpace& as() { return proc_.as(); }
-  Vcpu& cpu() { return cpu_; }
+  Vcpu& cpu() { return *cpu_; }
   int tid() const { return tid_; }
+  void set_tid(int tid) { tid_ = tid; }
+  signals::Park& park() { return park_; }
+
+  // True when a blocking wait must end early (a signal to handle, exit_group, execve). The signals layer
+  // sets it and unparks the thread.
+  bool interrupted() const { return interrupt_.load(std::memory_order_acquire); }
+  void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_release); }
+  // The child of a CLONE_VM|CLONE_VFORK clone: a separate host process sharing this emulator's memory.
+  bool vfork_child() const { return vfork_child_; }
+  void set_vfork_child(bool v) { vfork_child_ = v; }
 
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
@@ -63,13 +99,21 @@ class Task {
   void run();
   // Ends the whole process with the guest's status (exit_group).
   [[noreturn]] void exit_group(int status);
+  // exit(2): clears and wakes clear_child_tid, releases robust futexes, and leaves the run loop. The last
+  // thread's exit ends the process.
+  void exit_thread(int status);
 
  private:
   void report_fault_and_exit(const StopInfo& stop);
+  void release_robust_futexes();
 
   Process& proc_;
-  Vcpu cpu_;
+  std::unique_ptr<Vcpu> cpu_;
   int tid_;
+  signals::Park park_;
+  std::atomic<bool> interrupt_{false};
+  bool exiting_ = false;
+  bool vfork_child_ = false;
 };
 
 }  // namespace emu

@@ -14,7 +14,7 @@ namespace emu {
 class Task;
 
 // Why uc_emu_start returned, as seen by the vCPU's own hooks.
-enum class StopKind { kNone, kSyscallStop, kRequest, kFault, kUndefined, kBreakpoint, kOtherException };
+enum class StopKind { kNone, kSyscallStop, kThreadExit, kRequest, kFault, kUndefined, kBreakpoint, kOtherException };
 
 struct StopInfo {
   StopKind kind = StopKind::kNone;
@@ -41,6 +41,7 @@ class Vcpu {
 
   uc_engine* uc() const { return uc_; }
   Task* task() const { return task_; }
+  void set_task(Task* t) { task_ = t; }
 
   // Any thread: ask the vCPU to stop at its next translated block.
   void request(uint32_t bits) { requests_.fetch_or(bits, std::memory_order_release); }
@@ -71,7 +72,7 @@ class Vcpu {
   void maybe_grow_tlb();
 
   AddressSpace& as_;
-  Task* const task_;
+  Task* task_;
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   StopInfo stop_;

@@ -17,7 +17,10 @@ int64_t host_ret(long r) { return r < 0 ? -errno : r; }
 }  // namespace
 
 // exit(2): ends the calling thread; the last thread's exit ends the process.
-SysResult sys_exit(Task& t, int status) { t.exit_group(status); }
+SysResult sys_exit(Task& t, int status) {
+  t.exit_thread(status);
+  return kNoReturnValue;
+}
 // exit_group(2): ends every thread with the guest's status.
 SysResult sys_exit_group(Task& t, int status) { t.exit_group(status); }
 

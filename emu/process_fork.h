@@ -1,0 +1,25 @@
+// fork_process: clone without CLONE_THREAD. A host fork makes the child (copy-on-write guest memory, every
+// emulator lock re-initialised, only the calling thread kept); CLONE_VM|CLONE_VFORK (posix_spawn) makes a
+// host process that shares the guest's memory while the parent waits for its exec or exit.
+#pragma once
+
+#include <cstdint>
+
+#include "emu/task.h"
+
+namespace emu {
+
+struct ForkRequest {
+  uint64_t flags = 0;  // CLONE_* without the exit signal
+  int exit_signal = 0;
+  uint64_t stack = 0;  // new SP or 0
+  uint64_t tls = 0;
+  uint64_t parent_tid = 0;
+  uint64_t child_tid = 0;
+  uint64_t pidfd = 0;
+};
+
+// Returns the child's pid in the parent (0 in the child) or a negative errno.
+int64_t fork_process(Task& t, const ForkRequest& r);
+
+}  // namespace emu

@@ -1,0 +1,56 @@
+// This file implements parks on host futex words.
+#include "signals/park.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace signals {
+
+bool Park::wait(const timespec* deadline, clockid_t clock) {
+  while (token_.exchange(0, std::memory_order_acquire) == 0) {
+    const int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
+    const long r = ::syscall(SYS_futex, &token_, op, 0u, deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
+    if (r != 0 && errno == ETIMEDOUT) return token_.exchange(0, std::memory_order_acquire) != 0;
+  }
+  return true;
+}
+
+void Park::unpark() {
+  if (token_.exchange(1, std::memory_order_release) == 0) {
+    ::syscall(SYS_futex, &token_, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
+  }
+}
+
+timespec now(clockid_t clock) {
+  timespec ts{};
+  clock_gettime(clock, &ts);
+  return ts;
+}
+
+timespec add(const timespec& a, const timespec& b) {
+  timespec r{a.tv_sec + b.tv_sec, a.tv_nsec + b.tv_nsec};
+  if (r.tv_nsec >= 1'000'000'000) {
+    r.tv_sec += 1;
+    r.tv_nsec -= 1'000'000'000;
+  }
+  return r;
+}
+
+bool before(const timespec& a, const timespec& b) {
+  return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+timespec sub_clamped(const timespec& a, const timespec& b) {
+  if (!before(b, a)) return {0, 0};
+  timespec r{a.tv_sec - b.tv_sec, a.tv_nsec - b.tv_nsec};
+  if (r.tv_nsec < 0) {
+    r.tv_sec -= 1;
+    r.tv_nsec += 1'000'000'000;
+  }
+  return r;
+}
+
+}  // namespace signals

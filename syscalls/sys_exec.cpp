@@ -1,0 +1,135 @@
+// This file implements execve: the new program is checked here (so failures return an errno to the caller,
+// with its threads intact), then a64run execs itself with the same options on it. The host's execve ends
+// every other thread and keeps close-on-exec semantics for the guest's descriptors.
+#include "syscalls/sys_exec.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "syscalls/fd_util.h"
+
+namespace syscalls {
+namespace {
+
+constexpr size_t kMaxArgs = 1u << 17;
+constexpr int kMaxScriptDepth = 4;
+
+int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out) {
+  out->clear();
+  if (addr == 0) return 0;
+  for (size_t i = 0;; ++i) {
+    if (i >= kMaxArgs) return -E2BIG;
+    uint64_t p = 0;
+    if (emu::copy_in(t.as(), &p, addr + i * 8, 8) != 0) return -EFAULT;
+    if (p == 0) return 0;
+    std::string s;
+    if (int64_t r = emu::read_cstring(t.as(), p, 128 * 1024, &s); r < 0) return r == -ENAMETOOLONG ? -E2BIG : r;
+    out->push_back(std::move(s));
+  }
+}
+
+// Checks that `guest_path` names something this a64run can run. For a #! script, rewrites *program and
+// *args to run its interpreter, as binfmt_script does.
+int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
+  const std::string host = t.proc().host_path(*program);
+  const int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct stat st {};
+  char head[256] = {};
+  const bool ok = ::fstat(fd, &st) == 0;
+  const ssize_t n = ok ? ::pread(fd, head, sizeof head - 1, 0) : -1;
+  ::close(fd);
+  if (!ok || S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) return -EACCES;
+  if (::access(host.c_str(), X_OK) != 0) return -EACCES;
+  if (n >= 20 && memcmp(head, ELFMAG, SELFMAG) == 0) {
+    uint16_t machine;
+    memcpy(&machine, head + 18, 2);
+    return machine == EM_AARCH64 && head[EI_CLASS] == ELFCLASS64 ? 0 : -ENOEXEC;
+  }
+  if (n < 2 || head[0] != '#' || head[1] != '!' || depth >= kMaxScriptDepth) return -ENOEXEC;
+  std::string line(head + 2, static_cast<size_t>(n - 2));
+  line = line.substr(0, line.find('\n'));
+  const size_t b = line.find_first_not_of(" \t");
+  if (b == std::string::npos) return -ENOEXEC;
+  const size_t e = line.find_first_of(" \t", b);
+  const std::string interp = line.substr(b, e == std::string::npos ? std::string::npos : e - b);
+  std::string arg;
+  if (e != std::string::npos) {
+    const size_t ab = line.find_first_not_of(" \t", e);
+    const size_t ae = line.find_last_not_of(" \t\r");
+    if (ab != std::string::npos) arg = line.substr(ab, ae - ab + 1);
+  }
+  std::vector<std::string> next = {interp};
+  if (!arg.empty()) next.push_back(arg);
+  next.push_back(*program);
+  next.insert(next.end(), args->begin() + (args->empty() ? 0 : 1), args->end());
+  *args = std::move(next);
+  *program = interp;
+  return resolve_program(t, program, args, depth + 1);
+}
+
+int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std::vector<std::string> env) {
+  if (int64_t r = resolve_program(t, &program, &args, 0); r < 0) return r;
+  const emu::Options& o = t.proc().opts();
+  std::vector<std::string> host_args = {"a64run"};
+  if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
+  if (o.strace) host_args.push_back("--strace");
+  host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--",
+                                     t.proc().host_path(program)});
+  if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
+  std::vector<char*> av, ev;
+  for (auto& s : host_args) av.push_back(s.data());
+  av.push_back(nullptr);
+  for (auto& s : env) ev.push_back(s.data());
+  ev.push_back(nullptr);
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  fflush(nullptr);
+  ::execve("/proc/self/exe", av.data(), ev.data());
+  return -errno;
+}
+
+}  // namespace
+
+// execve(2).
+SysResult sys_execve(Task& t, GuestCStr path, uint64_t argv, uint64_t envp) {
+  std::string program;
+  if (int64_t r = emu::read_cstring(t.as(), path.addr, PATH_MAX - 1, &program); r < 0) return r;
+  if (program.empty()) return -ENOENT;
+  std::vector<std::string> args, env;
+  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  return do_exec(t, std::move(program), std::move(args), std::move(env));
+}
+
+// execveat(2): the path is resolved against dirfd (AT_EMPTY_PATH: dirfd itself).
+SysResult sys_execveat(Task& t, int dirfd, GuestCStr path, uint64_t argv, uint64_t envp, int flags) {
+  if (flags & ~(AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW)) return -EINVAL;
+  std::string program;
+  if (int64_t r = emu::read_cstring(t.as(), path.addr, PATH_MAX - 1, &program); r < 0) return r;
+  if (program.empty() || program[0] != '/') {
+    if (program.empty() && !(flags & AT_EMPTY_PATH)) return -ENOENT;
+    if (dirfd != AT_FDCWD || program.empty()) {
+      if (is_reserved_fd(dirfd)) return -EBADF;
+      std::string dir = fd_path(dirfd);
+      if (dir.empty()) return -EBADF;
+      program = program.empty() ? dir : dir + "/" + program;
+    }
+  }
+  if (flags & AT_SYMLINK_NOFOLLOW) {
+    struct stat st {};
+    if (::lstat(t.proc().host_path(program).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
+  }
+  std::vector<std::string> args, env;
+  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  return do_exec(t, std::move(program), std::move(args), std::move(env));
+}
+
+}  // namespace syscalls

@@ -1,0 +1,146 @@
+// This file implements clone and clone3: guest threads are host threads with their own vCPU; other clones
+// are host processes made by fork, or by a host CLONE_VM|CLONE_VFORK clone that shares the guest's memory.
+#include "syscalls/sys_thread.h"
+
+#include <pthread.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "emu/cpu_state.h"
+#include "emu/process_fork.h"
+
+namespace syscalls {
+namespace {
+
+constexpr uint64_t kNamespaceFlags = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
+                                     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWTIME;
+
+struct CloneRequest {
+  uint64_t flags = 0;
+  int exit_signal = SIGCHLD;
+  uint64_t stack = 0;  // new SP, 0 to keep the caller's
+  uint64_t tls = 0;
+  uint64_t parent_tid = 0;
+  uint64_t child_tid = 0;
+  uint64_t pidfd = 0;
+};
+
+struct ThreadStart {
+  emu::Task* task;
+  std::atomic<int> tid{0};
+  signals::Park* parent_park;
+};
+
+void* thread_main(void* arg) {
+  auto* start = static_cast<ThreadStart*>(arg);
+  emu::Task* task = start->task;
+  const int tid = static_cast<int>(::gettid());
+  task->set_tid(tid);
+  signals::Park* parent = start->parent_park;
+  start->tid.store(tid, std::memory_order_release);
+  parent->unpark();  // `start` belongs to the parent from here on
+  task->run();
+  delete task;
+  return nullptr;
+}
+
+int64_t validate(const CloneRequest& r) {
+  const uint64_t f = r.flags;
+  if ((f & CLONE_THREAD) && !(f & CLONE_SIGHAND)) return -EINVAL;
+  if ((f & CLONE_SIGHAND) && !(f & CLONE_VM)) return -EINVAL;
+  if ((f & CLONE_FS) && (f & CLONE_NEWNS)) return -EINVAL;
+  if ((f & CLONE_PIDFD) && (f & CLONE_THREAD)) return -EINVAL;
+  if (f & kNamespaceFlags) return -EPERM;  // namespaces belong to the host; a64run does not make them
+  return 0;
+}
+
+int64_t spawn_thread(Task& t, const CloneRequest& r) {
+  emu::CpuState st;
+  emu::save_cpu_state(t.cpu(), &st);
+  st.x[0] = 0;
+  if (r.stack) st.sp = r.stack;
+  if (r.flags & CLONE_SETTLS) st.tpidr = r.tls;
+  auto* child = new emu::Task(t.proc(), 0);
+  emu::restore_cpu_state(child->cpu(), st);
+  if (r.flags & CLONE_CHILD_CLEARTID) child->clear_child_tid = r.child_tid;
+
+  ThreadStart start{child, {0}, &t.park()};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_t th;
+  const int err = pthread_create(&th, &attr, &thread_main, &start);
+  pthread_attr_destroy(&attr);
+  if (err != 0) {
+    delete child;
+    return -EAGAIN;
+  }
+  while (start.tid.load(std::memory_order_acquire) == 0) t.park().wait(nullptr, CLOCK_MONOTONIC);
+  const int tid = start.tid.load(std::memory_order_acquire);
+  t.proc().add_thread(child);
+  // Both TID writes land before the child runs guest code: it needs the run lock, which this thread holds.
+  if (r.flags & CLONE_PARENT_SETTID) (void)emu::copy_out(t.as(), r.parent_tid, &tid, sizeof tid);
+  if (r.flags & CLONE_CHILD_SETTID) (void)emu::copy_out(t.as(), r.child_tid, &tid, sizeof tid);
+  return tid;
+}
+
+int64_t do_clone(Task& t, const CloneRequest& r) {
+  if (int64_t e = validate(r); e < 0) return e;
+  if (r.flags & CLONE_THREAD) return spawn_thread(t, r);
+  emu::ForkRequest fr;
+  fr.flags = r.flags;
+  fr.exit_signal = r.exit_signal;
+  fr.stack = r.stack;
+  fr.tls = r.tls;
+  fr.parent_tid = r.parent_tid;
+  fr.child_tid = r.child_tid;
+  fr.pidfd = r.pidfd;
+  return emu::fork_process(t, fr);
+}
+
+}  // namespace
+
+// clone(2), arm64 argument order: flags, stack, parent_tid, tls, child_tid.
+SysResult sys_clone(Task& t, uint64_t flags, uint64_t newsp, uint64_t parent_tid, uint64_t tls,
+                    uint64_t child_tid) {
+  CloneRequest r;
+  r.flags = flags & ~uint64_t{CSIGNAL};
+  r.exit_signal = static_cast<int>(flags & CSIGNAL);
+  r.stack = newsp;
+  r.tls = tls;
+  r.parent_tid = parent_tid;
+  r.child_tid = child_tid;
+  r.pidfd = parent_tid;  // CLONE_PIDFD reuses parent_tid as the pidfd pointer
+  if ((flags & CLONE_PIDFD) && (flags & CLONE_PARENT_SETTID)) return -EINVAL;
+  return do_clone(t, r);
+}
+
+// clone3(2): struct clone_args (include/uapi/linux/sched.h), at least CLONE_ARGS_SIZE_VER0 bytes.
+SysResult sys_clone3(Task& t, uint64_t args, uint64_t size) {
+  struct {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size,
+        cgroup;
+  } a{};
+  if (size < 64 || size > 4096) return -EINVAL;
+  if (emu::copy_in(t.as(), &a, args, std::min<uint64_t>(size, sizeof a)) != 0) return -EFAULT;
+  if (a.exit_signal > 64 || (a.flags & CSIGNAL)) return -EINVAL;
+  if (a.set_tid || a.set_tid_size || (a.flags & (CLONE_INTO_CGROUP | CLONE_CLEAR_SIGHAND))) return -EINVAL;
+  if ((a.stack == 0) != (a.stack_size == 0)) return -EINVAL;
+  CloneRequest r;
+  r.flags = a.flags;
+  r.exit_signal = static_cast<int>(a.exit_signal);
+  r.stack = a.stack ? a.stack + a.stack_size : 0;
+  r.tls = a.tls;
+  r.parent_tid = a.parent_tid;
+  r.child_tid = a.child_tid;
+  r.pidfd = a.pidfd;
+  return do_clone(t, r);
+}
+
+}  // namespace syscalls

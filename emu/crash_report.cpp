@@ -66,3 +66,64 @@ void print_crash_report(Vcpu& cpu, const StopInfo& stop, int sig) {
 }
 
 }  // namespace emu
+
+namespace emu {
+namespace {
+
+// Reads the guest register Capstone names ("x3", "w3", "sp", "fp", "lr", "xzr"); false when unknown.
+bool read_named_reg(Vcpu& cpu, const char* name, uint64_t* out) {
+  if (strcmp(name, "sp") == 0 || strcmp(name, "wsp") == 0) {
+    *out = cpu.sp();
+  } else if (strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0) {
+    *out = 0;
+  } else if (strcmp(name, "fp") == 0) {
+    *out = cpu.x(29);
+  } else if (strcmp(name, "lr") == 0) {
+    *out = cpu.x(30);
+  } else if ((name[0] == 'x' || name[0] == 'w') && name[1] >= '0' && name[1] <= '9') {
+    const int n = atoi(name + 1);
+    if (n > 30) return false;
+    *out = cpu.x(n);
+    if (name[0] == 'w') *out &= 0xffffffffu;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
+  uint32_t word = 0;
+  if (copy_in(cpu.task()->as(), &word, pc, 4) != 0) return page_hint;
+  csh cs;
+  if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return page_hint;
+  cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+  cs_insn* insn = nullptr;
+  uint64_t result = page_hint;
+  if (cs_disasm(cs, reinterpret_cast<const uint8_t*>(&word), 4, pc, 1, &insn) == 1) {
+    const cs_arm64& d = insn->detail->arm64;
+    for (int i = 0; i < d.op_count; ++i) {
+      const cs_arm64_op& op = d.operands[i];
+      if (op.type != ARM64_OP_MEM) continue;
+      uint64_t base = 0, index = 0;
+      if (!read_named_reg(cpu, cs_reg_name(cs, op.mem.base), &base)) break;
+      if (op.mem.index != ARM64_REG_INVALID) {
+        if (!read_named_reg(cpu, cs_reg_name(cs, op.mem.index), &index)) break;
+        if (op.ext == ARM64_EXT_SXTW) index = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(index)));
+        if (op.shift.type == ARM64_SFT_LSL) index <<= op.shift.value;
+      }
+      const uint64_t addr = (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp);
+      // The decoded address must fall in the refused page (Unicorn's fill granule is 1 KiB).
+      if ((addr & ~uint64_t{0x3ff}) == (page_hint & ~uint64_t{0x3ff}) || page_hint == 0) result = addr;
+      // An access straddling into the refused page faults at the page start, as on Linux.
+      else if (addr < page_hint && page_hint - addr < 64) result = page_hint;
+      break;
+    }
+    cs_free(insn, 1);
+  }
+  cs_close(&cs);
+  return result;
+}
+
+}  // namespace emu

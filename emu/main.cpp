@@ -11,6 +11,9 @@
 
 #include "emu/loader.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
+#include "signals/signals.h"
+#include "signals/stats.h"
 
 extern char** environ;
 
@@ -29,6 +32,8 @@ void usage(FILE* out) {
              "  -U VAR          remove VAR from the guest's environment\n"
              "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
              "  --strace        print one line per syscall to stderr\n"
+             "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
+             "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
              "  -h, --help      show this help\n"
              "  --version       show the version\n",
              kDefaultSysroot);
@@ -96,6 +101,11 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       opts->strace = true;
       continue;
     }
+    if (a == "--signal-stats" || a.rfind("--signal-stats=", 0) == 0) {
+      opts->signal_stats = a.size() > 15 ? a.substr(15) : "-";
+      signals::enable_stats(a.size() > 15 ? a.substr(15) : "");
+      continue;
+    }
     const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;
     if (v == nullptr) {
       if (a != "-L" && a != "-E" && a != "-U" && a != "-0") fmt::print(stderr, "a64run: unknown option {}\n", a);
@@ -150,6 +160,8 @@ int main(int argc, char** argv) {
   proc.exe_path = ::realpath(proc.opts().program.c_str(), resolved) ? resolved : proc.opts().program;
   for (const std::string& a : proc.opts().argv) proc.cmdline.append(a.c_str(), a.size() + 1);
 
+  proc.sigreturn_trampoline = signals::map_trampoline(proc);
+  signals::start_host_signal_intake(proc);
   auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));
   proc.add_thread(main_task);
   main_task->cpu().set_sp(prog.sp);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +15,9 @@
 
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
+#include "signals/signals.h"
+#include "signals/stats.h"
+#include "syscalls/fd_util.h"
 
 namespace emu {
 
@@ -26,8 +31,30 @@ std::string Process::host_path(const std::string& guest_path) const {
   return guest_path;
 }
 
+Task* Process::find_thread(int tid) {
+  std::lock_guard lk(threads_mu_);
+  auto it = threads_.find(tid);
+  return it == threads_.end() ? nullptr : it->second;
+}
+
+void Process::add_child_waiter(Task* t) {
+  std::lock_guard lk(threads_mu_);
+  child_waiters_.push_back(t);
+}
+
+void Process::remove_child_waiter(Task* t) {
+  std::lock_guard lk(threads_mu_);
+  std::erase(child_waiters_, t);
+}
+
+void Process::wake_child_waiters() {
+  std::lock_guard lk(threads_mu_);
+  for (Task* t : child_waiters_) t->wake();
+}
+
 void Process::add_thread(Task* t) {
   std::lock_guard lk(threads_mu_);
+  if (threads_.empty()) main_tid_ = t->tid();
   threads_[t->tid()] = t;
 }
 
@@ -64,6 +91,7 @@ void Process::recycle_vcpu(std::unique_ptr<Vcpu> cpu) {
 }
 
 void Process::prepare_fork() {
+  signals_.sig_lock.lock();
   futexes_.lock_all();
   as_->lock().lock();
   threads_mu_.lock();
@@ -75,20 +103,51 @@ void Process::after_fork_parent() {
   threads_mu_.unlock();
   as_->lock().unlock();
   futexes_.unlock_all();
+  signals_.sig_lock.unlock();
 }
 
 void Process::after_fork_child(Task* self) {
   run_lock_.reset_after_fork(&self->cpu());
   threads_.clear();
+  child_waiters_.clear();
   self->set_tid(static_cast<int>(::getpid()));
+  main_tid_ = self->tid();
+  // fork(2): the child starts with no pending signals; its mask and actions are the parent's.
+  signals_.shared = signals::PendingQueue();
+  signals_.queued = 0;
+  self->sig().pending = signals::PendingQueue();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as_->reset_lock_after_fork();
   futexes_.reset_after_fork();
+  signals_.sig_lock.unlock();
 }
 
 Task::~Task() {
   if (cpu_) proc_.recycle_vcpu(std::move(cpu_));
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+}
+
+void Task::wake() {
+  park_.unpark();
+  const int fd = __atomic_load_n(&wake_fd_, __ATOMIC_ACQUIRE);
+  if (fd >= 0) {
+    const uint64_t one = 1;
+    (void)!::write(fd, &one, sizeof one);
+  }
+}
+
+int Task::wake_fd() {
+  if (wake_fd_ < 0) {
+    const int fd = syscalls::make_reserved_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+    __atomic_store_n(&wake_fd_, fd, __ATOMIC_RELEASE);
+  }
+  return wake_fd_;
+}
+
+void Task::drain_wake_fd() {
+  uint64_t v;
+  if (wake_fd_ >= 0) (void)!::read(wake_fd_, &v, sizeof v);
 }
 
 void Task::run() {
@@ -105,16 +164,17 @@ void Task::run() {
         const uint32_t req = cpu_->take_requests();
         if (req & Vcpu::kRequestYield) {
           lock.release(cpu_.get());
-          lock.acquire(cpu_.get(), false);
+          lock.acquire(cpu_.get(), interrupted());
         }
+        if (interrupted()) signals::handle_signals(*this, false);
         break;
       }
       case StopKind::kFault:
       case StopKind::kUndefined:
       case StopKind::kBreakpoint:
       case StopKind::kOtherException:
-        lock.release(cpu_.get());
-        report_fault_and_exit(stop);
+        deliver_fault_signal(stop);
+        break;
     }
   }
   lock.release(cpu_.get());
@@ -131,17 +191,40 @@ void Task::exit_thread(int status) {
   cpu_->stop(StopKind::kThreadExit);
 }
 
-void Task::report_fault_and_exit(const StopInfo& stop) {
-  // Until guest signal delivery exists, a synchronous fault ends the program like an unhandled signal would,
-  // with a report that names the instruction.
-  int sig = SIGSEGV;
-  if (stop.kind == StopKind::kUndefined || stop.kind == StopKind::kOtherException) sig = SIGILL;
-  if (stop.kind == StopKind::kBreakpoint) sig = SIGTRAP;
-  print_crash_report(*cpu_, stop, sig);
-  exit_group(128 + sig);
+// A synchronous fault becomes the guest signal Linux would send, with the ESR an EL0 exception would have.
+void Task::deliver_fault_signal(const StopInfo& stop) {
+  constexpr uint64_t kIl = 1ull << 25;
+  guest::siginfo si{};
+  signals::FaultDetail detail;
+  const uint64_t pc = cpu_->pc();
+  if (stop.kind == StopKind::kFault) {
+    const bool fetch = stop.access == PROT_EXEC;
+    const uint64_t addr = fetch ? pc : exact_fault_address(*cpu_, pc, stop.fault_addr);
+    si.si_signo = guest::kSIGSEGV;
+    si.si_code = stop.mapped ? guest::kSEGV_ACCERR : guest::kSEGV_MAPERR;
+    si.fields.sigfault.addr = addr;
+    const uint64_t fsc = stop.mapped ? 0x0f : 0x07;  // permission / translation fault, level 3
+    detail.address = addr;
+    detail.esr = ((fetch ? 0x20ull : 0x24ull) << 26) | kIl | (stop.access == PROT_WRITE ? 1ull << 6 : 0) | fsc;
+  } else if (stop.kind == StopKind::kBreakpoint) {
+    uint32_t insn = 0;
+    (void)copy_in(as(), &insn, pc, 4);
+    si.si_signo = guest::kSIGTRAP;
+    si.si_code = guest::kTRAP_BRKPT;
+    si.fields.sigfault.addr = pc;
+    detail.esr = (0x3cull << 26) | kIl | ((insn >> 5) & 0xffff);
+  } else {
+    si.si_signo = guest::kSIGILL;
+    si.si_code = guest::kILL_ILLOPC;
+    si.fields.sigfault.addr = pc;
+    detail.esr = kIl;
+  }
+  if (getenv("A64RUN_FAULT_REPORT")) print_crash_report(*cpu_, stop, si.si_signo);
+  signals::deliver_fault(*this, si, detail);
 }
 
 void Task::exit_group(int status) {
+  signals::print_stats_at_exit();
   // A vfork child shares the parent's emulator: leave the run lock free for the parent's threads.
   if (vfork_child_) proc_.run_lock().release(cpu_.get());
   fflush(stdout);

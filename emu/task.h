@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
 #include "signals/park.h"
+#include "signals/signal_state.h"
 
 namespace emu {
 
@@ -22,6 +24,7 @@ namespace emu {
 struct Options {
   std::string sysroot;                 // -L / A64RUN_LD_PREFIX; empty for none
   bool strace = false;                 // --strace
+  std::string signal_stats;            // --signal-stats: "-" for stderr, else a JSON file path
   std::string program;                 // host path of the guest executable
   std::vector<std::string> argv;       // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;       // guest environment
@@ -37,7 +40,26 @@ class Process {
   RunLock& run_lock() { return run_lock_; }
   FutexTable& futexes() { return futexes_; }
 
+  signals::ProcessSignals& signals() { return signals_; }
+  // Where handlers without SA_RESTORER return to (signals::map_trampoline).
+  uint64_t sigreturn_trampoline = 0;
+
   // The thread registry. remove_thread returns how many threads remain.
+  Task* find_thread(int tid);
+  // Visits every thread, the main thread (tid == pid) first, under the registry lock.
+  template <typename F>
+  void for_each_thread(F&& fn) {
+    std::lock_guard lk(threads_mu_);
+    auto main = threads_.find(main_tid_);
+    if (main != threads_.end()) fn(*main->second);
+    for (auto& [tid, t] : threads_) {
+      if (tid != main_tid_) fn(*t);
+    }
+  }
+  // Threads parked in wait4/waitid until a child event (host SIGCHLD).
+  void add_child_waiter(Task* t);
+  void remove_child_waiter(Task* t);
+  void wake_child_waiters();
   void add_thread(Task* t);
   size_t remove_thread(Task* t);
   size_t thread_count();
@@ -64,7 +86,10 @@ class Process {
   std::unique_ptr<AddressSpace> as_;
   RunLock run_lock_;
   FutexTable futexes_;
+  signals::ProcessSignals signals_;
+  int main_tid_ = 0;
   std::mutex threads_mu_;
+  std::vector<Task*> child_waiters_;              // GUARDED_BY(threads_mu_)
   std::map<int, Task*> threads_;                  // GUARDED_BY(threads_mu_)
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
@@ -82,6 +107,23 @@ class Task {
   int tid() const { return tid_; }
   void set_tid(int tid) { tid_ = tid; }
   signals::Park& park() { return park_; }
+  // Signal state of this thread, guarded by the process's sig_lock.
+  signals::ThreadSignals& sig() { return sig_; }
+  // Wakes this thread from whatever wait it is in (park or fd wait).
+  void wake();
+  // An fd that becomes readable when wake() is called: blocking fd waits poll it beside their own fds.
+  int wake_fd();
+  void drain_wake_fd();
+  bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
+
+  // How the syscall being handled began and how a signal ended it (the restart rules).
+  struct Restart {
+    int64_t code = 0;      // an ERESTART* code, or 0
+    uint64_t orig_x0 = 0;  // x0 at syscall entry
+    std::function<int64_t(Task&)> block;  // restart_syscall's continuation (ERESTART_RESTARTBLOCK)
+  } restart;
+  // --signal-stats: (signal, entry time) of handlers running on this thread, innermost last.
+  std::vector<std::pair<int, uint64_t>> handler_entries;
 
   // True when a blocking wait must end early (a signal to handle, exit_group, execve). The signals layer
   // sets it and unparks the thread.
@@ -104,7 +146,7 @@ class Task {
   void exit_thread(int status);
 
  private:
-  void report_fault_and_exit(const StopInfo& stop);
+  void deliver_fault_signal(const StopInfo& stop);
   void release_robust_futexes();
 
   Process& proc_;
@@ -112,6 +154,9 @@ class Task {
   int tid_;
   signals::Park park_;
   std::atomic<bool> interrupt_{false};
+  std::atomic<bool> exit_requested_{false};
+  signals::ThreadSignals sig_;
+  int wake_fd_ = -1;
   bool exiting_ = false;
   bool vfork_child_ = false;
 };

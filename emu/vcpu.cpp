@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "emu/task.h"
+#include "signals/signals.h"
 #include "syscalls/dispatch.h"
 
 namespace emu {
@@ -124,14 +125,19 @@ void Vcpu::maybe_grow_tlb() {
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {
-    case kExcpSwi:
-      syscalls::dispatch(*self->task_);
+    case kExcpSwi: {
+      Task& t = *self->task_;
+      const uint64_t pc = self->pc();
+      syscalls::dispatch(t);
+      // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
+      if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
       if (self->as_.generation() != self->synced_generation_) self->sync_memory();
-      if (self->stop_.kind != StopKind::kNone || self->requests_.load(std::memory_order_relaxed) != 0) {
-        if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
-        uc_emu_stop(uc);
-      }
+      // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
+      if (self->stop_.kind == StopKind::kNone && (self->pc() != pc || self->requests_.load(std::memory_order_relaxed)))
+        self->stop_.kind = StopKind::kRequest;
+      if (self->stop_.kind != StopKind::kNone) uc_emu_stop(uc);
       return;
+    }
     case kExcpUdef:
       self->stop_.kind = StopKind::kUndefined;
       break;

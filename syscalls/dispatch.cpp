@@ -9,6 +9,7 @@
 #include <array>
 #include <atomic>
 
+#include "signals/signals.h"
 #include "syscalls/handlers.h"
 
 namespace syscalls {
@@ -43,6 +44,22 @@ void log_unimplemented(int nr, const char* name) {
   if (nr >= 0 && nr < kMaxNr && g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
   std::string line = fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr);
   (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+// Writes to a broken pipe or socket raise SIGPIPE (host SIGPIPE is ignored inside a64run, so the host
+// call only returns EPIPE); MSG_NOSIGNAL on send calls suppresses it.
+bool raises_sigpipe(int nr, const uint64_t* regs) {
+  constexpr uint64_t kMsgNoSignal = 0x4000;
+  switch (nr) {
+    case 64: case 66: case 68: case 70: case 287: case 71: case 76: case 75: case 285:  // write family, splice
+      return true;
+    case 206:  // sendto
+      return !(regs[3] & kMsgNoSignal);
+    case 211: case 269:  // sendmsg, sendmmsg
+      return !(regs[nr == 211 ? 2 : 3] & kMsgNoSignal);
+    default:
+      return false;
+  }
 }
 
 std::string format_result(SysResult r) {
@@ -104,7 +121,12 @@ void dispatch(Task& t) {
   std::string line;
   if (strace) {
     line = fmt::format("[{}] {}(", t.tid(), info ? info->name : fmt::format("syscall_{}", nr));
-    if (info && info->format_args) info->format_args(line, t, regs);
+    if (info && info->format_args) {
+      info->format_args(line, t, regs);
+    } else {
+      line += fmt::format("{:#x}, {:#x}, {:#x}, {:#x}, {:#x}, {:#x}", regs[0], regs[1], regs[2], regs[3], regs[4],
+                          regs[5]);
+    }
     line += ") = ";
   }
   if (strace && (nr == 93 || nr == 94)) {  // exit and exit_group do not come back to print a result
@@ -113,11 +135,18 @@ void dispatch(Task& t) {
     line.clear();
   }
   SysResult r;
+  t.restart.orig_x0 = regs[0];
   if (info == nullptr || info->invoke == nullptr) {
     log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
   } else {
     r = info->invoke(t, regs);
+  }
+  if (signals::is_restart_code(r)) {
+    t.restart.code = r;  // the signal layer decides at syscall exit: restart or -EINTR
+    r = -EINTR;
+  } else if (r == -EPIPE && raises_sigpipe(nr, regs)) {
+    signals::send_to_thread(t, signals::user_siginfo(guest::kSIGPIPE, guest::kSI_USER));
   }
   if (r != kNoReturnValue) cpu.set_x(0, static_cast<uint64_t>(r));
   if (strace && !line.empty()) {

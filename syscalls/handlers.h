@@ -16,3 +16,4 @@
 #include "syscalls/sys_info.h"
 #include "syscalls/sys_sched.h"
 #include "syscalls/sys_time.h"
+#include "syscalls/sys_signal.h"

@@ -1,0 +1,218 @@
+// This file implements delivery at safe points: dequeueing under sig_lock, default actions, the restart
+// rule for an interrupted syscall, frames for handlers, forced fault signals, death by signal, rt_sigreturn.
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "emu/task.h"
+#include "signals/frame_arm64.h"
+#include "signals/signals.h"
+#include "signals/stats.h"
+
+namespace signals {
+namespace {
+
+constexpr uint64_t kRestartSyscallNr = 128;  // __NR_restart_syscall
+// Synchronous signals go first (next_signal's SYNCHRONOUS_MASK), then the lowest number.
+constexpr sigset_t kSynchronous = sig_bit(guest::kSIGSEGV) | sig_bit(guest::kSIGBUS) | sig_bit(guest::kSIGILL) |
+                                  sig_bit(guest::kSIGTRAP) | sig_bit(guest::kSIGFPE) | sig_bit(guest::kSIGSYS);
+
+int pick(sigset_t set) {
+  if (set & kSynchronous) set &= kSynchronous;
+  return set ? __builtin_ctzll(set) + 1 : 0;
+}
+
+// Stops the whole process with the host's job control, so a parent's waitpid(WUNTRACED) sees WSTOPSIG.
+void group_stop(int sig) {
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  struct sigaction old {};
+  ::sigaction(sig, &dfl, &old);
+  ::sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  ::pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+  ::syscall(SYS_tgkill, ::getpid(), ::gettid(), sig);
+  ::pthread_sigmask(SIG_BLOCK, &one, nullptr);
+  ::sigaction(sig, &old, nullptr);
+}
+
+void restart_syscall_now(emu::Task& t) {
+  emu::Vcpu& cpu = t.cpu();
+  if (t.restart.code == kERESTART_RESTARTBLOCK) {
+    cpu.set_x(8, kRestartSyscallNr);
+  } else {
+    cpu.set_x(0, t.restart.orig_x0);
+  }
+  cpu.set_pc(cpu.pc() - 4);
+}
+
+// Applies the restart rule for a handler about to run (handle_signal's switch on regs[0]).
+void restart_for_handler(emu::Task& t, const guest::sigaction& act) {
+  const int64_t code = t.restart.code;
+  if (code == kERESTARTNOINTR || (code == kERESTARTSYS && (act.sa_flags & guest::kSA_RESTART))) {
+    restart_syscall_now(t);
+  } else {
+    t.cpu().set_x(0, static_cast<uint64_t>(-EINTR));
+  }
+}
+
+enum class Next { kNone, kHandler, kAgain };
+
+// Dequeues one deliverable signal. kHandler fills *out/*act/*old_mask with sig_lock's view applied (mask
+// raised, SA_RESETHAND done); default actions other than ignore never return.
+Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset_t* old_mask) {
+  ProcessSignals& ps = t.proc().signals();
+  std::unique_lock lk(ps.sig_lock);
+  ThreadSignals& ts = t.sig();
+  const sigset_t own = ts.pending.set() & ~ts.blocked;
+  const sigset_t shared = ps.shared.set() & ~ts.blocked;
+  const int sig = pick(own) ? pick(own) : pick(shared);
+  if (sig == 0) {
+    recompute_locked(t);
+    return Next::kNone;
+  }
+  PendingQueue& q = guest::sig_in(own, sig) ? ts.pending : ps.shared;
+  q.take(sig, out);
+  if (ps.queued) --ps.queued;
+  *act = ps.actions[sig - 1];
+  if (act->handler == guest::kSIG_IGN) return Next::kAgain;
+  if (act->handler == guest::kSIG_DFL) {
+    const DefaultAction d = default_action(sig);
+    if (d == DefaultAction::kIgnore || d == DefaultAction::kContinue) return Next::kAgain;
+    lk.unlock();
+    if (d == DefaultAction::kStop) {
+      group_stop(sig);
+      return Next::kAgain;
+    }
+    die_with_signal(sig);
+  }
+  *old_mask = ts.has_saved_mask ? ts.saved_mask : ts.blocked;
+  ts.has_saved_mask = false;
+  if (act->sa_flags & guest::kSA_RESETHAND) ps.actions[sig - 1].handler = guest::kSIG_DFL;
+  sigset_t mask = *old_mask | act->sa_mask;
+  if (!(act->sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
+  set_blocked_locked(t, mask);
+  return Next::kHandler;
+}
+
+bool run_handler(emu::Task& t, const PendingSignal& p, const guest::sigaction& act, sigset_t old_mask,
+                 const FaultDetail* fault) {
+  if (!setup_rt_frame(t, p.info, act, old_mask, fault, t.proc().sigreturn_trampoline)) return false;
+  record_handler_entry(t, p);
+  return true;
+}
+
+}  // namespace
+
+void handle_signals(emu::Task& t, bool syscall_exit) {
+  bool restart_pending = syscall_exit && is_restart_code(t.restart.code);
+  while (true) {
+    PendingSignal p;
+    guest::sigaction act{};
+    sigset_t old_mask = 0;
+    const Next n = dequeue_one(t, &p, &act, &old_mask);
+    if (n == Next::kAgain) continue;
+    if (n == Next::kNone) break;
+    if (restart_pending) {
+      restart_for_handler(t, act);
+      restart_pending = false;
+    }
+    if (!run_handler(t, p, act, old_mask, nullptr)) die_with_signal(guest::kSIGSEGV);  // force_sigsegv
+  }
+  if (restart_pending) restart_syscall_now(t);
+  if (syscall_exit) t.restart.code = 0;
+  // A temporary mask (sigsuspend and friends) with no handler run is put back now.
+  ProcessSignals& ps = t.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  if (t.sig().has_saved_mask && !restart_pending) {
+    t.sig().has_saved_mask = false;
+    set_blocked_locked(t, t.sig().saved_mask);
+  }
+}
+
+void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail) {
+  const int sig = info.si_signo;
+  ProcessSignals& ps = t.proc().signals();
+  guest::sigaction act{};
+  sigset_t old_mask = 0;
+  {
+    std::lock_guard lk(ps.sig_lock);
+    // force_sig_info: a blocked or ignored fault signal gets its default action.
+    guest::sigaction& a = ps.actions[sig - 1];
+    if (guest::sig_in(t.sig().blocked, sig) || a.handler == guest::kSIG_IGN) a.handler = guest::kSIG_DFL;
+    act = a;
+    if (act.handler == guest::kSIG_DFL) {
+      // fall through to die outside the lock
+    } else {
+      old_mask = t.sig().has_saved_mask ? t.sig().saved_mask : t.sig().blocked;
+      t.sig().has_saved_mask = false;
+      if (act.sa_flags & guest::kSA_RESETHAND) a.handler = guest::kSIG_DFL;
+      sigset_t mask = old_mask | act.sa_mask;
+      if (!(act.sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
+      set_blocked_locked(t, mask);
+    }
+  }
+  if (act.handler == guest::kSIG_DFL) die_with_signal(sig);
+  PendingSignal p{info, 0};
+  if (!run_handler(t, p, act, old_mask, &detail)) die_with_signal(guest::kSIGSEGV);
+}
+
+void die_with_signal(int sig) {
+  print_stats_at_exit();
+  fflush(stdout);
+  fflush(stderr);
+  // No host core file for a guest crash (a core of the emulator would describe the wrong program).
+  rlimit none{0, 0};
+  setrlimit(RLIMIT_CORE, &none);
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(sig, &dfl, nullptr);
+  ::sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &one, nullptr, 8);
+  ::syscall(SYS_tgkill, ::getpid(), ::gettid(), sig);
+  _exit(128 + sig);
+}
+
+bool sigreturn(emu::Task& t) {
+  sigset_t mask;
+  guest::stack_t uc_stack;
+  if (!restore_rt_frame(t, &mask, &uc_stack)) return false;
+  record_sigreturn(t);
+  ProcessSignals& ps = t.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  set_blocked_locked(t, mask);
+  // restore_altstack: applied unless the thread is on its altstack now; errors other than EFAULT are ignored.
+  guest::stack_t& ss = t.sig().altstack;
+  const uint64_t sp = t.cpu().sp();
+  const bool on_stack = !(ss.ss_flags & guest::kSS_DISABLE) && sp > ss.ss_sp && sp - ss.ss_sp <= ss.ss_size;
+  const int mode = uc_stack.ss_flags & ~guest::kSS_FLAG_BITS;
+  if (!on_stack && (mode == 0 || mode == guest::kSS_ONSTACK || mode == guest::kSS_DISABLE)) {
+    if (mode == guest::kSS_DISABLE) {
+      ss = {0, guest::kSS_DISABLE, 0, 0};
+    } else if (uc_stack.ss_size >= guest::kMINSIGSTKSZ) {
+      ss = {uc_stack.ss_sp, uc_stack.ss_flags & guest::kSS_FLAG_BITS, 0, uc_stack.ss_size};
+    }
+  }
+  return true;
+}
+
+uint64_t map_trampoline(emu::Process& proc) {
+  const uint32_t code[] = {0xd2801168 /* mov x8, #139 */, 0xd4000001 /* svc #0 */};
+  emu::MapSource src;
+  src.name = "[vdso]";
+  const int64_t addr = proc.as().mmap(0, emu::kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
+  if (addr < 0) return 0;
+  memcpy(proc.as().host(static_cast<uint64_t>(addr)), code, sizeof code);
+  proc.as().mprotect(static_cast<uint64_t>(addr), emu::kPageSize, PROT_READ | PROT_EXEC);
+  return static_cast<uint64_t>(addr);
+}
+
+}  // namespace signals

@@ -1,0 +1,24 @@
+// Host signals: every emulator thread blocks the asynchronous ones; one intake thread takes them
+// (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition mirrors the guest's, so
+// SIG_IGN auto-reaping, SA_NOCLDWAIT and SA_NOCLDSTOP are the host kernel's own.
+#pragma once
+
+#include <cstdint>
+
+#include "syscalls/abi/signal.h"
+
+namespace emu {
+class Process;
+}
+
+namespace signals {
+
+// Blocks the asynchronous host signals in the calling thread (call before any thread is made), ignores
+// host SIGPIPE (the syscall layer raises the guest's), and starts the intake thread for proc.
+void start_host_signal_intake(emu::Process& proc);
+void mirror_sigchld_action(const guest::sigaction& act);
+
+// Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.
+uint64_t child_event_count();
+
+}  // namespace signals

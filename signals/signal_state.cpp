@@ -1,0 +1,70 @@
+// This file implements pending queues and the default-action table.
+#include "signals/signal_state.h"
+
+namespace signals {
+
+DefaultAction default_action(int sig) {
+  switch (sig) {
+    case guest::kSIGCHLD: case guest::kSIGURG: case guest::kSIGWINCH:
+      return DefaultAction::kIgnore;
+    case guest::kSIGCONT:
+      return DefaultAction::kContinue;
+    case guest::kSIGSTOP: case guest::kSIGTSTP: case guest::kSIGTTIN: case guest::kSIGTTOU:
+      return DefaultAction::kStop;
+    case guest::kSIGQUIT: case guest::kSIGILL: case guest::kSIGTRAP: case guest::kSIGABRT: case guest::kSIGBUS:
+    case guest::kSIGFPE: case guest::kSIGSEGV: case guest::kSIGXCPU: case guest::kSIGXFSZ: case guest::kSIGSYS:
+      return DefaultAction::kCore;
+    default:
+      return DefaultAction::kTerminate;
+  }
+}
+
+bool is_ignored(const guest::sigaction& a, int sig) {
+  if (a.handler == guest::kSIG_IGN) return true;
+  if (a.handler != guest::kSIG_DFL) return false;
+  const DefaultAction d = default_action(sig);
+  return d == DefaultAction::kIgnore || d == DefaultAction::kContinue;
+}
+
+void PendingQueue::push(const PendingSignal& p) {
+  const int sig = p.info.si_signo;
+  if (sig < guest::kSIGRTMIN && has(sig)) return;  // standard signals coalesce
+  items_.push_back(p);
+  set_ |= sig_bit(sig);
+}
+
+bool PendingQueue::take(int sig, PendingSignal* out) {
+  bool found = false;
+  bool more = false;
+  for (auto it = items_.begin(); it != items_.end();) {
+    if (it->info.si_signo != sig) {
+      ++it;
+      continue;
+    }
+    if (found) {
+      more = true;
+      break;
+    }
+    *out = *it;
+    found = true;
+    it = items_.erase(it);
+  }
+  if (!more) set_ &= ~sig_bit(sig);
+  return found;
+}
+
+size_t PendingQueue::discard(int sig) {
+  size_t n = 0;
+  for (auto it = items_.begin(); it != items_.end();) {
+    if (it->info.si_signo == sig) {
+      it = items_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  set_ &= ~sig_bit(sig);
+  return n;
+}
+
+}  // namespace signals

@@ -1,0 +1,67 @@
+// Signal state after Linux and gVisor: per process the actions, the shared pending queue and sig_lock; per
+// thread the blocked mask, the private pending queue, the altstack and a mask to restore after
+// sigsuspend-like waits. All of it is guarded by the process's sig_lock.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <mutex>
+
+#include "syscalls/abi/siginfo.h"
+#include "syscalls/abi/signal.h"
+
+namespace signals {
+
+using guest::sigset_t;
+using guest::sig_bit;
+
+inline constexpr int kNumSignals = 64;
+
+// What SIG_DFL does for each signal (signal(7)).
+enum class DefaultAction { kTerminate, kCore, kIgnore, kStop, kContinue };
+DefaultAction default_action(int sig);
+
+struct PendingSignal {
+  guest::siginfo info{};
+  uint64_t queued_ns = 0;  // CLOCK_MONOTONIC when queued, for --signal-stats
+};
+
+// A pending set with its queued siginfo: standard signals at most once (they coalesce), RT signals in
+// arrival order, each with its own siginfo.
+class PendingQueue {
+ public:
+  sigset_t set() const { return set_; }
+  bool has(int sig) const { return set_ & sig_bit(sig); }
+  void push(const PendingSignal& p);
+  // Removes the oldest entry for sig; returns false when there is none.
+  bool take(int sig, PendingSignal* out);
+  // Drops every entry for sig (a signal becoming ignored); returns how many RT entries went.
+  size_t discard(int sig);
+  size_t size() const { return items_.size(); }
+
+ private:
+  sigset_t set_ = 0;
+  std::deque<PendingSignal> items_;
+};
+
+struct ThreadSignals {
+  sigset_t blocked = 0;
+  PendingQueue pending;
+  guest::stack_t altstack{0, guest::kSS_DISABLE, 0, 0};
+  // sigsuspend, ppoll, pselect6 and epoll_pwait install a temporary mask; the signal frame saves this one
+  // (or it is restored on return when no handler runs).
+  bool has_saved_mask = false;
+  sigset_t saved_mask = 0;
+};
+
+struct ProcessSignals {
+  std::mutex sig_lock;
+  guest::sigaction actions[kNumSignals] = {};  // GUARDED_BY(sig_lock), index sig - 1
+  PendingQueue shared;                         // GUARDED_BY(sig_lock)
+  size_t queued = 0;                           // GUARDED_BY(sig_lock): against RLIMIT_SIGPENDING
+};
+
+// True when sig's current action discards it (SIG_IGN, or SIG_DFL with a default of ignore).
+bool is_ignored(const guest::sigaction& a, int sig);
+
+}  // namespace signals

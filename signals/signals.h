@@ -1,0 +1,54 @@
+// The signal model's entry points: sending (thread- and process-directed, one claimer), delivery at safe
+// points (syscall exit, block-hook stops) with Linux's restart rules, faults, and death by signal.
+#pragma once
+
+#include <cstdint>
+
+#include "signals/signal_state.h"
+
+namespace emu {
+class Process;
+class Task;
+}  // namespace emu
+
+namespace signals {
+
+// Internal restart codes a blocking syscall returns when a signal interrupts it (include/linux/errno.h).
+inline constexpr int64_t kERESTARTSYS = -512;            // restart under SA_RESTART, else -EINTR
+inline constexpr int64_t kERESTARTNOINTR = -513;         // always restart
+inline constexpr int64_t kERESTARTNOHAND = -514;         // restart only when no handler runs
+inline constexpr int64_t kERESTART_RESTARTBLOCK = -516;  // restart through restart_syscall, else -EINTR
+bool is_restart_code(int64_t r);
+
+// For synchronous faults: what the frame's fault_address and esr_context carry.
+struct FaultDetail {
+  uint64_t address = 0;
+  uint64_t esr = 0;
+};
+
+// Queues a signal for one thread / for the process. Returns 0 or -EAGAIN (RLIMIT_SIGPENDING).
+int64_t send_to_thread(emu::Task& target, const guest::siginfo& info);
+int64_t send_to_process(emu::Process& proc, const guest::siginfo& info);
+guest::siginfo user_siginfo(int sig, int code);  // si_pid/si_uid of this process
+
+// Re-evaluates whether t has a deliverable signal (its interrupt flag). Caller holds sig_lock.
+void recompute_locked(emu::Task& t);
+// Sets the blocked mask (SIGKILL and SIGSTOP never block) and re-evaluates.
+void set_blocked_locked(emu::Task& t, sigset_t mask);
+
+// Runs at a safe point: delivers every deliverable signal (frames nest), applying the restart rule to the
+// syscall that just returned when `syscall_exit` is set (x0 holds its result, t's restart state the code).
+void handle_signals(emu::Task& t, bool syscall_exit);
+// A synchronous fault: forced to the thread (unblocked, default restored if ignored) and delivered now.
+void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail);
+// Ends the process the way the signal would: host disposition reset, core dumps off, then the host signal.
+[[noreturn]] void die_with_signal(int sig);
+
+// rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV).
+bool sigreturn(emu::Task& t);
+
+// The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process: x30 for handlers installed
+// without SA_RESTORER, as the vDSO's __kernel_rt_sigreturn is on Linux.
+uint64_t map_trampoline(emu::Process& proc);
+
+}  // namespace signals

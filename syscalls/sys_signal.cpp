@@ -1,0 +1,288 @@
+// This file implements the signal syscalls on the signals/ model. Signals to this process stay inside
+// a64run; signals to other processes go to the host, whose a64run turns them back into guest signals.
+#include "syscalls/sys_signal.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "signals/host_signals.h"
+#include "signals/signals.h"
+#include "syscalls/fd_util.h"
+
+namespace syscalls {
+namespace {
+
+using signals::ProcessSignals;
+
+bool valid_sig(int sig) { return sig >= 1 && sig <= signals::kNumSignals; }
+
+int64_t host_ret(long r) { return r < 0 ? -errno : r; }
+
+// Waits with the run lock released until the thread has a deliverable signal or `deadline` passes.
+// Returns false on timeout.
+bool park_until_signal(Task& t, const timespec* deadline) {
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  while (!t.interrupted()) {
+    if (!t.park().wait(deadline, CLOCK_MONOTONIC) && !t.interrupted()) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// rt_sigaction(2): per-process actions. Unknown flag bits are cleared (as Linux reports unsupported flags),
+// SA_EXPOSE_TAGBITS included: a64run keeps no address tags to expose.
+SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> act, GuestPtr<guest::sigaction> oact,
+                           uint64_t sigsetsize) {
+  if (sigsetsize != guest::kSigsetSize || !valid_sig(sig)) return -EINVAL;
+  guest::sigaction next{};
+  if (!act.null()) {
+    if (sig == guest::kSIGKILL || sig == guest::kSIGSTOP) return -EINVAL;
+    if (act.read(t.as(), &next) != 0) return -EFAULT;
+    next.sa_flags &= guest::kUAPI_SA_FLAGS & ~guest::kSA_EXPOSE_TAGBITS;
+    next.sa_mask &= ~guest::kUnblockableSignals;
+  }
+  ProcessSignals& ps = t.proc().signals();
+  guest::sigaction prev;
+  {
+    std::lock_guard lk(ps.sig_lock);
+    prev = ps.actions[sig - 1];
+    if (!act.null()) {
+      ps.actions[sig - 1] = next;
+      // POSIX: setting a pending signal to be ignored discards it, in every queue.
+      if (signals::is_ignored(next, sig)) {
+        ps.queued -= std::min(ps.queued, ps.shared.discard(sig));
+        t.proc().for_each_thread([&](emu::Task& th) { ps.queued -= std::min(ps.queued, th.sig().pending.discard(sig)); });
+      }
+    }
+  }
+  if (!act.null() && sig == guest::kSIGCHLD) signals::mirror_sigchld_action(next);
+  if (!oact.null() && oact.write(t.as(), prev) != 0) return -EFAULT;
+  return 0;
+}
+
+SysResult sys_rt_sigprocmask(Task& t, int how, GuestPtr<const uint64_t> set, GuestPtr<uint64_t> oset,
+                             uint64_t sigsetsize) {
+  if (sigsetsize != guest::kSigsetSize) return -EINVAL;
+  uint64_t want = 0;
+  if (!set.null() && set.read(t.as(), &want) != 0) return -EFAULT;
+  ProcessSignals& ps = t.proc().signals();
+  uint64_t old;
+  {
+    std::lock_guard lk(ps.sig_lock);
+    old = t.sig().blocked;
+    if (!set.null()) {
+      switch (how) {
+        case guest::kSIG_BLOCK: signals::set_blocked_locked(t, old | want); break;
+        case guest::kSIG_UNBLOCK: signals::set_blocked_locked(t, old & ~want); break;
+        case guest::kSIG_SETMASK: signals::set_blocked_locked(t, want); break;
+        default: return -EINVAL;
+      }
+    }
+  }
+  if (!oset.null() && oset.write(t.as(), old) != 0) return -EFAULT;
+  return 0;
+}
+
+SysResult sys_rt_sigpending(Task& t, GuestPtr<uint64_t> set, uint64_t sigsetsize) {
+  if (sigsetsize > guest::kSigsetSize) return -EINVAL;
+  ProcessSignals& ps = t.proc().signals();
+  uint64_t pending;
+  {
+    std::lock_guard lk(ps.sig_lock);
+    pending = (t.sig().pending.set() | ps.shared.set()) & t.sig().blocked;
+  }
+  return emu::copy_out(t.as(), set.addr, &pending, sigsetsize);
+}
+
+// rt_sigsuspend(2): waits with a temporary mask; the frame of the handler that ends it saves the old mask.
+SysResult sys_rt_sigsuspend(Task& t, GuestPtr<const uint64_t> mask, uint64_t sigsetsize) {
+  if (sigsetsize != guest::kSigsetSize) return -EINVAL;
+  uint64_t m;
+  if (mask.read(t.as(), &m) != 0) return -EFAULT;
+  ProcessSignals& ps = t.proc().signals();
+  {
+    std::lock_guard lk(ps.sig_lock);
+    t.sig().saved_mask = t.sig().blocked;
+    t.sig().has_saved_mask = true;
+    signals::set_blocked_locked(t, m);
+  }
+  park_until_signal(t, nullptr);
+  return signals::kERESTARTNOHAND;
+}
+
+// rt_sigtimedwait(2): takes a signal of `set` from the queues; the set is unblocked for the wait so that
+// senders pick and wake this thread.
+SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<guest::siginfo> info,
+                              uint64_t timeout, uint64_t sigsetsize) {
+  if (sigsetsize != guest::kSigsetSize) return -EINVAL;
+  uint64_t want;
+  if (set.read(t.as(), &want) != 0) return -EFAULT;
+  want &= ~guest::kUnblockableSignals;
+  timespec deadline{};
+  if (timeout != 0) {
+    struct {
+      int64_t sec, nsec;
+    } ts{};
+    if (emu::copy_in(t.as(), &ts, timeout, sizeof ts) != 0) return -EFAULT;
+    if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1'000'000'000) return -EINVAL;
+    deadline = signals::add(signals::now(CLOCK_MONOTONIC), {ts.sec, ts.nsec});
+  }
+  ProcessSignals& ps = t.proc().signals();
+  signals::PendingSignal got;
+  uint64_t real_blocked;
+  {
+    std::lock_guard lk(ps.sig_lock);
+    real_blocked = t.sig().blocked;
+  }
+  // Takes a wanted signal (returns its number), reports another deliverable one (-EINTR), or arms the wait
+  // (0). Runs under sig_lock.
+  auto step = [&](bool arm) -> int64_t {
+    const uint64_t queued = t.sig().pending.set() | ps.shared.set();
+    if (const uint64_t avail = queued & want) {
+      const int sig = __builtin_ctzll(avail) + 1;
+      (t.sig().pending.has(sig) ? t.sig().pending : ps.shared).take(sig, &got);
+      if (ps.queued) --ps.queued;
+      signals::set_blocked_locked(t, real_blocked);
+      return sig;
+    }
+    if (!arm || (queued & ~real_blocked)) {
+      signals::set_blocked_locked(t, real_blocked);
+      return arm ? -EINTR : -EAGAIN;
+    }
+    signals::set_blocked_locked(t, real_blocked & ~want);
+    return 0;
+  };
+  int64_t r;
+  while (true) {
+    {
+      std::lock_guard lk(ps.sig_lock);
+      if ((r = step(true)) != 0) break;
+    }
+    if (!park_until_signal(t, timeout ? &deadline : nullptr)) {
+      std::lock_guard lk(ps.sig_lock);
+      r = step(false);
+      break;
+    }
+  }
+  if (r <= 0) return r;
+  if (!info.null() && info.write(t.as(), got.info) != 0) return -EFAULT;
+  return r;
+}
+
+SysResult sys_kill(Task& t, int pid, int sig) {
+  if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
+  if (pid != ::getpid()) return host_ret(::kill(pid, sig));
+  if (sig == 0) return 0;
+  return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
+}
+
+SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
+  if (sig < 0 || sig > signals::kNumSignals || tid <= 0 || tgid <= 0) return -EINVAL;
+  if (tgid != ::getpid()) return host_ret(::syscall(SYS_tgkill, tgid, tid, sig));
+  emu::Task* target = t.proc().find_thread(tid);
+  if (target == nullptr) return -ESRCH;
+  if (sig == 0) return 0;
+  return signals::send_to_thread(*target, signals::user_siginfo(sig, guest::kSI_TKILL));
+}
+
+SysResult sys_tkill(Task& t, int tid, int sig) {
+  if (tid <= 0) return -EINVAL;
+  if (t.proc().find_thread(tid) == nullptr) return host_ret(::syscall(SYS_tkill, tid, sig));
+  return sys_tgkill(t, ::getpid(), tid, sig);
+}
+
+// rt_sigqueueinfo(2): a caller may not forge kernel si_codes for another process (or SI_TKILL at all).
+SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::siginfo> info) {
+  if (!valid_sig(sig)) return -EINVAL;
+  guest::siginfo si;
+  if (info.read(t.as(), &si) != 0) return -EFAULT;
+  si.si_signo = sig;
+  if (pid != ::getpid()) return host_ret(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
+  if (si.si_code >= 0 || si.si_code == guest::kSI_TKILL) return -EPERM;
+  return signals::send_to_process(t.proc(), si);
+}
+
+SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<const guest::siginfo> info) {
+  if (!valid_sig(sig) || tid <= 0 || tgid <= 0) return -EINVAL;
+  guest::siginfo si;
+  if (info.read(t.as(), &si) != 0) return -EFAULT;
+  si.si_signo = sig;
+  if (tgid != ::getpid()) return host_ret(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
+  if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && tid != t.tid()) return -EPERM;
+  emu::Task* target = t.proc().find_thread(tid);
+  if (target == nullptr) return -ESRCH;
+  return signals::send_to_thread(*target, si);
+}
+
+SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info, uint32_t flags) {
+  if (flags != 0 || sig < 0 || sig > signals::kNumSignals) return -EINVAL;
+  if (is_reserved_fd(pidfd)) return -EBADF;
+  guest::siginfo si{};
+  if (!info.null() && info.read(t.as(), &si) != 0) return -EFAULT;
+  // The pidfd names a host process; for this process a64run queues the signal itself.
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  int target = -1;
+  if (FILE* f = fopen(path, "r")) {
+    char line[128];
+    while (fgets(line, sizeof line, f)) sscanf(line, "Pid: %d", &target);
+    fclose(f);
+  }
+  if (target != ::getpid()) return host_ret(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
+  if (sig == 0) return 0;
+  if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
+  si.si_signo = sig;
+  return signals::send_to_process(t.proc(), si);
+}
+
+SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {
+  guest::stack_t& cur = t.sig().altstack;
+  const uint64_t sp = t.cpu().sp();
+  const bool on_stack = !(cur.ss_flags & guest::kSS_DISABLE) && sp > cur.ss_sp && sp - cur.ss_sp <= cur.ss_size;
+  guest::stack_t report = cur;
+  if ((cur.ss_flags & guest::kSS_DISABLE) || cur.ss_size == 0) {
+    report = {0, guest::kSS_DISABLE, 0, 0};
+  } else {
+    report.ss_flags = (cur.ss_flags & guest::kSS_FLAG_BITS) | (on_stack ? guest::kSS_ONSTACK : 0);
+  }
+  if (!ss.null()) {
+    guest::stack_t next;
+    if (ss.read(t.as(), &next) != 0) return -EFAULT;
+    if (on_stack) return -EPERM;
+    const int mode = next.ss_flags & ~guest::kSS_FLAG_BITS;
+    if (mode != guest::kSS_DISABLE && mode != guest::kSS_ONSTACK && mode != 0) return -EINVAL;
+    if (mode == guest::kSS_DISABLE) {
+      cur = {0, guest::kSS_DISABLE, 0, 0};
+    } else {
+      if (next.ss_size < guest::kMINSIGSTKSZ) return -ENOMEM;
+      cur = {next.ss_sp, next.ss_flags & guest::kSS_FLAG_BITS, 0, next.ss_size};
+    }
+  }
+  if (!old.null() && old.write(t.as(), report) != 0) return -EFAULT;
+  return 0;
+}
+
+SysResult sys_rt_sigreturn(Task& t) {
+  if (!signals::sigreturn(t)) {
+    guest::siginfo si{};
+    si.si_signo = guest::kSIGSEGV;
+    si.si_code = guest::kSI_KERNEL;
+    signals::deliver_fault(t, si, {});
+  }
+  return kNoReturnValue;
+}
+
+SysResult sys_restart_syscall(Task& t) {
+  if (!t.restart.block) return -EINTR;
+  auto block = std::move(t.restart.block);
+  t.restart.block = nullptr;
+  return block(t);
+}
+
+}  // namespace syscalls

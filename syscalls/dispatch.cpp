@@ -20,11 +20,13 @@ constexpr int kMaxNr = 452;
 #define SYSCALL(nr, name, fn, status, note) \
   SyscallInfo{nr, #name, Status::status, note, &invoke<fn>, &format_args<fn>},
 #define UNIMPLEMENTED(nr, name) SyscallInfo{nr, #name, Status::kUnimplemented, "", nullptr, nullptr},
+#define DECLINED(nr, name, why) SyscallInfo{nr, #name, Status::kDeclined, why, nullptr, nullptr},
 const SyscallInfo kTable[] = {
 #include "syscalls/table.inc"
 };
 #undef SYSCALL
 #undef UNIMPLEMENTED
+#undef DECLINED
 
 struct Index {
   std::array<const SyscallInfo*, kMaxNr> by_nr{};
@@ -137,7 +139,7 @@ void dispatch(Task& t) {
   SysResult r;
   t.restart.orig_x0 = regs[0];
   if (info == nullptr || info->invoke == nullptr) {
-    log_unimplemented(nr, info ? info->name : "unknown");
+    if (info == nullptr || info->status != Status::kDeclined) log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
   } else {
     r = info->invoke(t, regs);

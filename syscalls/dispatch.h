@@ -21,7 +21,7 @@ using SysResult = int64_t;
 // Returned by handlers that set the registers themselves (rt_sigreturn, a successful execve): x0 is left alone.
 inline constexpr SysResult kNoReturnValue = INT64_MIN;
 
-enum class Status { kSupported, kPartial, kUnimplemented };
+enum class Status { kSupported, kPartial, kUnimplemented, kDeclined };
 
 struct SyscallInfo {
   int nr;

@@ -2,6 +2,8 @@
 // siginfo_t have the same layout on arm64 and x86-64 (asm-generic), so results are copied through.
 #include "syscalls/sys_wait.h"
 
+#include "signals/signals.h"
+
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -14,18 +16,38 @@ namespace {
 constexpr int kWaitOptions = WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL;
 constexpr int kWaitidOptions = WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WCLONE | __WALL;
 
+// Runs `poll` (a WNOHANG wait) until it reports a child or an error, parking between tries. Host SIGCHLD
+// wakes the parked waiters (the intake thread), a guest signal ends the wait with ERESTARTSYS.
+template <typename F>
+int64_t wait_for_child(Task& t, bool nohang, F&& poll) {
+  if (nohang) return poll();
+  t.proc().add_child_waiter(&t);
+  int64_t r;
+  {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    while ((r = poll()) == 0) {
+      if (t.interrupted()) {
+        r = signals::kERESTARTSYS;
+        break;
+      }
+      t.park().wait(nullptr, CLOCK_MONOTONIC);
+    }
+  }
+  t.proc().remove_child_waiter(&t);
+  return r;
+}
+
 }  // namespace
 
 SysResult sys_wait4(Task& t, int pid, GuestPtr<int32_t> status, int options, uint64_t rusage) {
   if (options & ~kWaitOptions) return -EINVAL;
   int st = 0;
   struct rusage ru {};
-  long r;
-  {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = ::syscall(SYS_wait4, pid, &st, options, rusage ? &ru : nullptr);
-  }
-  if (r < 0) return -errno;
+  const int64_t r = wait_for_child(t, options & WNOHANG, [&]() -> int64_t {
+    const long n = ::syscall(SYS_wait4, pid, &st, options | WNOHANG, rusage ? &ru : nullptr);
+    return n < 0 ? -errno : n;
+  });
+  if (r < 0) return r;
   if (r > 0 && !status.null() && status.write(t.as(), st) != 0) return -EFAULT;
   if (r > 0 && rusage && emu::copy_out(t.as(), rusage, &ru, sizeof ru) != 0) return -EFAULT;
   return r;
@@ -35,16 +57,18 @@ SysResult sys_waitid(Task& t, int idtype, int id, uint64_t infop, int options, u
   if (options & ~kWaitidOptions) return -EINVAL;
   siginfo_t si{};
   struct rusage ru {};
-  long r;
-  {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = ::syscall(SYS_waitid, idtype, id, infop ? &si : nullptr, options, rusage ? &ru : nullptr);
-  }
-  if (r < 0) return -errno;
+  // waitid with WNOHANG returns 0 both for "no child yet" and for a child: si_pid tells them apart.
+  const int64_t r = wait_for_child(t, options & WNOHANG, [&]() -> int64_t {
+    si.si_pid = 0;
+    const long n = ::syscall(SYS_waitid, idtype, id, &si, options | WNOHANG, rusage ? &ru : nullptr);
+    if (n < 0) return -errno;
+    return si.si_pid != 0 ? 1 : 0;
+  });
+  if (r < 0) return r;
   static_assert(sizeof(siginfo_t) == 128);
   if (infop && emu::copy_out(t.as(), infop, &si, sizeof si) != 0) return -EFAULT;
   if (rusage && emu::copy_out(t.as(), rusage, &ru, sizeof ru) != 0) return -EFAULT;
-  return r;
+  return 0;
 }
 
 }  // namespace syscalls

@@ -85,7 +85,9 @@ inline ::sched_param to_host(const sched_param& g) {
   h.sched_priority = g.sched_priority;
   return h;
 }
-inline sched_param to_guest(const ::sched_param& h) { return {h.sched_priority}; }
+inline sched_param to_guest(const ::sched_param& h) {
+  return {h.sched_priority};
+}
 
 // types.h defines struct timezone; its conversions live here. (`struct` because ::timezone is also glibc's
 // global variable.)
@@ -95,7 +97,9 @@ inline struct ::timezone to_host(const timezone& g) {
   h.tz_dsttime = g.tz_dsttime;
   return h;
 }
-inline timezone to_guest(const struct ::timezone& h) { return {h.tz_minuteswest, h.tz_dsttime}; }
+inline timezone to_guest(const struct ::timezone& h) {
+  return {h.tz_minuteswest, h.tz_dsttime};
+}
 
 // linux/sched/types.h. The struct is extensible: `size` says which version the caller passed, and fields
 // beyond what the kernel knows must be zero (else E2BIG).
@@ -149,7 +153,9 @@ inline constexpr uint64_t kMaxRwCount = 0x7ffff000;
 inline constexpr int32_t kCLOCKFD_MASK = 7;
 inline constexpr int32_t kCLOCKFD = 3;
 
-constexpr bool clock_is_fd(int32_t clockid) { return clockid < 0 && (clockid & kCLOCKFD_MASK) == kCLOCKFD; }
+constexpr bool clock_is_fd(int32_t clockid) {
+  return clockid < 0 && (clockid & kCLOCKFD_MASK) == kCLOCKFD;
+}
 
 // kernel/time: timespec64_valid, what nanosleep and clock_nanosleep require of their request.
 constexpr bool timespec_valid(const timespec& ts) {

@@ -1,0 +1,30 @@
+// Helpers for handlers that hand a call to the host kernel with the guest's arguments converted: the host
+// then applies its own checks (bad clock, missing pid, permission) in its own order.
+#pragma once
+
+#include <cstdint>
+
+#include "emu/guest_mem.h"
+#include "syscalls/abi/types.h"
+
+namespace syscalls {
+
+// A host address the host kernel always refuses with EFAULT (above the x86-64 user range, so access_ok fails
+// before anything is touched).
+inline void* const kHostFaultAddr = reinterpret_cast<void*>(uintptr_t{1} << 63);
+
+// Copies the guest struct behind `p` in, converts it with to_host (namespace guest) into *host, and returns
+// the pointer to give the host call: host, nullptr for a NULL guest pointer (which the host then treats as
+// the guest's kernel would), or kHostFaultAddr when the guest memory does not copy in. The host then faults
+// where the guest's kernel would have, so a call that checks its other arguments first (clock_settime's
+// clock, sched_setparam's pid) still answers EINVAL or ESRCH before EFAULT, as Linux does.
+template <typename G, typename H>
+H* copy_in_for_host(emu::AddressSpace& as, emu::GuestPtr<const G> p, H* host) {
+  if (p.null()) return nullptr;
+  G g;
+  if (p.read(as, &g) != 0) return static_cast<H*>(kHostFaultAddr);
+  *host = to_host(g);  // found by ADL in namespace guest, wherever the overload is declared
+  return host;
+}
+
+}  // namespace syscalls

@@ -1,0 +1,86 @@
+// This file owns what guest paths mean on the host: the -L sysroot, and the /proc files that describe the
+// guest rather than a64run (exe, cmdline, environ, auxv, maps, smaps, stat, status, comm,
+// fdinfo, cpuinfo).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "syscalls/dispatch.h"
+
+namespace syscalls {
+
+// A /proc file that a64run answers itself. Everything else under /proc is the host's.
+enum class ProcNode {
+  kNone,      // not special: the host's file
+  kExe,       // /proc/<self>/exe: the guest executable
+  kCmdline,   // the guest's argv
+  kEnviron,   // the guest's initial environment
+  kAuxv,      // the guest's auxiliary vector
+  kMaps,      // the guest's address space
+  kSmaps,     // the same, with sizes and residency
+  kStat,      // the host's, with the guest's comm and vsize
+  kStatus,    // the host's, with the guest's Name and VmSize
+  kComm,      // the guest's command name
+  kFdInfo,    // /proc/<self>/fdinfo/<n>: the host's, with guest open flags
+  kHiddenFd,  // fd/<n> or fdinfo/<n> of an emulator-reserved descriptor: ENOENT
+  kCpuinfo,   // /proc/cpuinfo: an aarch64 CPU
+};
+
+// The classification of an absolute guest path.
+struct ProcPath {
+  ProcNode node = ProcNode::kNone;
+  std::string host_dir;  // the host's directory for the same process or thread ("/proc/self", ...)
+  int fd = -1;           // for kFdInfo and kHiddenFd
+};
+
+// Classifies a guest path (pure). /proc/self, /proc/thread-self, /proc/<pid> and /proc/<pid>/task/<tid> name
+// the guest when <pid> is `pid` or `tid`; repeated slashes and "." components are ignored. `reserved`
+// says whether an fd number belongs to the emulator.
+ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*reserved)(int));
+
+// A path argument read from the guest and resolved for the host.
+struct GuestPath {
+  std::string
+      host;  // what to hand to a host call that follows a final symlink (relative paths stay relative)
+  std::string link;  // for kExe: the /proc link itself
+  ProcPath proc;     // what it names under /proc
+
+  // What to hand to a host call that acts on a final symlink itself (lstat, readlink, unlink, rename...).
+  const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host; }
+  // True for the /proc files open_proc_file serves.
+  bool synthesized() const {
+    return proc.node != ProcNode::kNone && proc.node != ProcNode::kExe && proc.node != ProcNode::kHiddenFd;
+  }
+};
+
+// Reads and resolves a path argument: absolute paths look inside the sysroot first, /proc/<self>/exe becomes
+// the guest executable, an emulator fd under /proc/<self>/fd is ENOENT, and a relative path against a
+// reserved dirfd is EBADF. Returns 0 or -EFAULT, -ENAMETOOLONG, -ENOENT, -EBADF.
+int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out);
+
+// Opens a file a64run synthesizes (proc.node is not kNone, kExe or kHiddenFd) with the guest's host-side
+// open flags. The file is a sealed read-only memfd, so read, lseek, fstat and mmap work. Returns a new fd
+// or -errno.
+int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags);
+
+// The guest's command name: the host's comm, unless it is still a64run's own, then the program's basename
+// (both at most 15 bytes, as the kernel's TASK_COMM_LEN).
+std::string guest_comm(std::string_view host_comm, std::string_view emulator_comm, std::string_view program);
+
+// /proc/<pid>/stat of the host with field 2 (comm), 23 (vsize) and, unless 0, 28 (startstack) replaced
+// (pure). Returns the input unchanged when it does not parse.
+std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
+                          uint64_t start_stack);
+
+// /proc/<pid>/status of the host with the Name: and VmSize: lines replaced (pure).
+std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize);
+
+// /proc/<pid>/fdinfo/<n> of the host with its "flags:" line in guest open flags (pure).
+std::string fix_proc_fdinfo(std::string_view host_fdinfo);
+
+// /proc/cpuinfo for `ncpu` processors with the features in AT_HWCAP/AT_HWCAP2 and the given MIDR_EL1 (pure).
+std::string render_cpuinfo(int ncpu, uint64_t hwcap, uint64_t hwcap2, uint64_t midr);
+
+}  // namespace syscalls

@@ -1,0 +1,266 @@
+// This file implements file data syscalls: readv/writev and the positional forms on host iovecs that point
+// into the guest window, the zero-copy transfers with their optional offset arguments, and truncation,
+// allocation, sync and advice. Anything that can block runs without the run lock.
+#include "syscalls/sys_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
+#include "syscalls/procfs.h"
+
+namespace syscalls {
+namespace {
+
+using guest::from_host;
+
+// A bad buffer is reported only after a bad descriptor: the kernel checks the file (open, and open for
+// this direction) before it looks at user memory.
+int64_t fd_error_first(int fd, bool writing, int64_t err) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_PATH)) return -EBADF;
+  const int acc = fl & O_ACCMODE;
+  if (writing ? acc == O_RDONLY : acc == O_WRONLY) return -EBADF;
+  return err;
+}
+
+// readv and friends: import the guest iovecs for the direction, then the host call without the run lock.
+template <typename Call>
+SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, Call call) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  HostIovecs v;
+  if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
+    return fd_error_first(fd, writing, r);
+  }
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  return from_host(call(v.data(), v.count()));
+}
+
+// pread64/pwrite64: one guest buffer at an explicit position.
+template <typename Call>
+SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t pos, bool writing, Call call) {
+  if (pos < 0) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  uint8_t* p = emu::host_range(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
+  if (p == nullptr) return fd_error_first(fd, writing, -EFAULT);
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  return from_host(call(p));
+}
+
+// An optional loff_t* argument (sendfile, splice, copy_file_range): read before the call, written back after.
+struct OptionalOffset {
+  uint64_t addr;
+  int64_t value = 0;
+
+  int64_t load(emu::AddressSpace& as) { return addr ? emu::copy_in(as, &value, addr, sizeof value) : 0; }
+  int64_t* ptr() { return addr ? &value : nullptr; }
+  int64_t store(emu::AddressSpace& as) const {
+    return addr ? emu::copy_out(as, addr, &value, sizeof value) : 0;
+  }
+};
+
+// A call on one descriptor that may take a while (sync, allocate), without the run lock.
+template <typename Call>
+SysResult blocking_fd_call(Task& t, int fd, Call call) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  return from_host(call());
+}
+
+}  // namespace
+
+int64_t clamp_iovecs(std::span<guest::iovec> iov) {
+  uint64_t total = 0;
+  for (guest::iovec& v : iov) {
+    if (static_cast<int64_t>(v.iov_len) < 0) return -EINVAL;
+    if (v.iov_len > kMaxRwCount - total) v.iov_len = kMaxRwCount - total;
+    total += v.iov_len;
+  }
+  return static_cast<int64_t>(total);
+}
+
+int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count, int prot) {
+  if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
+  count_ = count;
+  if (count == 0) return 0;
+  std::array<guest::iovec, 8> small;
+  std::vector<guest::iovec> large;
+  if (count > small.size()) large.resize(count);
+  const std::span<guest::iovec> g(count <= small.size() ? small.data() : large.data(), count);
+  if (const int64_t r = emu::copy_in(as, g.data(), addr, g.size_bytes()); r < 0) return r;
+  if (const int64_t r = clamp_iovecs(g); r < 0) return r;
+  if (count > inline_.size()) heap_.resize(count);
+  ::iovec* h = count <= inline_.size() ? inline_.data() : heap_.data();
+  for (size_t i = 0; i < count; ++i) {
+    h[i] = {nullptr, 0};
+    if (g[i].iov_len == 0) continue;
+    uint8_t* p = emu::host_range(as, g[i].iov_base, g[i].iov_len, prot);
+    if (p == nullptr) return -EFAULT;
+    h[i] = {p, g[i].iov_len};
+  }
+  return 0;
+}
+
+SysResult sys_readv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
+  return vector_io(t, fd, iov.addr, count, false,
+                   [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); });
+}
+
+SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
+  return vector_io(t, fd, iov.addr, count, true,
+                   [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); });
+}
+
+SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {
+  return positional_io(t, fd, buf.addr, count, pos, false,
+                       [&](uint8_t* p) { return ::pread(fd, p, count, pos); });
+}
+
+SysResult sys_pwrite64(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count, int64_t pos) {
+  return positional_io(t, fd, buf.addr, count, pos, true,
+                       [&](uint8_t* p) { return ::pwrite(fd, p, count, pos); });
+}
+
+// preadv/pwritev: on a 64-bit kernel the position is pos_l alone (pos_h is shifted out).
+SysResult sys_preadv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
+                     uint64_t) {
+  if (pos_l < 0) return -EINVAL;
+  return vector_io(t, fd, iov.addr, count, false,
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv, fd, v, n, pos_l, 0); });
+}
+
+SysResult sys_pwritev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
+                      uint64_t) {
+  if (pos_l < 0) return -EINVAL;
+  return vector_io(t, fd, iov.addr, count, true,
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev, fd, v, n, pos_l, 0); });
+}
+
+// preadv2/pwritev2: position -1 means the file offset; RWF_* flags are arch-independent.
+SysResult sys_preadv2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
+                      uint64_t, int flags) {
+  return vector_io(t, fd, iov.addr, count, false, [&](const ::iovec* v, int n) {
+    return ::syscall(SYS_preadv2, fd, v, n, pos_l, 0, flags);
+  });
+}
+
+SysResult sys_pwritev2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
+                       uint64_t, int flags) {
+  return vector_io(t, fd, iov.addr, count, true, [&](const ::iovec* v, int n) {
+    return ::syscall(SYS_pwritev2, fd, v, n, pos_l, 0, flags);
+  });
+}
+
+// sendfile(2): the offset, when given, is written back even after an error, as the kernel does.
+SysResult sys_sendfile(Task& t, int out_fd, int in_fd, GuestPtr<int64_t> offset, uint64_t count) {
+  if (is_reserved_fd(out_fd) || is_reserved_fd(in_fd)) return -EBADF;
+  OptionalOffset off{offset.addr};
+  if (const int64_t r = off.load(t.as()); r < 0) return r;
+  int64_t r;
+  {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    r = from_host(::syscall(SYS_sendfile, out_fd, in_fd, off.ptr(), count));
+  }
+  if (off.store(t.as()) < 0) return -EFAULT;
+  return r;
+}
+
+// Shared by copy_file_range and splice: two optional offsets around one host call.
+template <typename Call>
+SysResult two_offset_call(Task& t, int fd_in, uint64_t in_addr, int fd_out, uint64_t out_addr, Call call) {
+  if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
+  OptionalOffset in{in_addr}, out{out_addr};
+  if (const int64_t r = in.load(t.as()); r < 0) return r;
+  if (const int64_t r = out.load(t.as()); r < 0) return r;
+  int64_t r;
+  {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    r = from_host(call(in.ptr(), out.ptr()));
+  }
+  if (r > 0 && (in.store(t.as()) < 0 || out.store(t.as()) < 0)) return -EFAULT;
+  return r;
+}
+
+SysResult sys_copy_file_range(Task& t, int fd_in, GuestPtr<int64_t> off_in, int fd_out,
+                              GuestPtr<int64_t> off_out, uint64_t len, uint32_t flags) {
+  return two_offset_call(t, fd_in, off_in.addr, fd_out, off_out.addr, [&](int64_t* in, int64_t* out) {
+    return ::syscall(SYS_copy_file_range, fd_in, in, fd_out, out, len, flags);
+  });
+}
+
+SysResult sys_splice(Task& t, int fd_in, GuestPtr<int64_t> off_in, int fd_out, GuestPtr<int64_t> off_out,
+                     uint64_t len, uint32_t flags) {
+  return two_offset_call(t, fd_in, off_in.addr, fd_out, off_out.addr, [&](int64_t* in, int64_t* out) {
+    return ::syscall(SYS_splice, fd_in, in, fd_out, out, len, flags);
+  });
+}
+
+SysResult sys_tee(Task& t, int fd_in, int fd_out, uint64_t len, uint32_t flags) {
+  if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  return from_host(::syscall(SYS_tee, fd_in, fd_out, len, flags));
+}
+
+// vmsplice(2): into a pipe's write end the guest pages are read, from a read end they are written. The
+// pipe then refers to the guest's pages in the host window, as it would to the process's own on Linux.
+SysResult sys_vmsplice(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, uint32_t flags) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0) return -EBADF;
+  const bool into_pipe = (fl & O_ACCMODE) == O_WRONLY;
+  return vector_io(t, fd, iov.addr, count, into_pipe,
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_vmsplice, fd, v, n, flags); });
+}
+
+SysResult sys_truncate(Task& t, GuestCStr path, int64_t length) {
+  GuestPath p;
+  if (const int64_t r = read_guest_path(t, AT_FDCWD, path, &p); r < 0) return r;
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  return from_host(::truncate(p.host.c_str(), length));
+}
+
+SysResult sys_ftruncate(Task& t, int fd, int64_t length) {
+  return blocking_fd_call(t, fd, [&] { return ::ftruncate(fd, length); });
+}
+
+SysResult sys_fallocate(Task& t, int fd, int mode, int64_t offset, int64_t len) {
+  return blocking_fd_call(t, fd, [&] { return ::syscall(SYS_fallocate, fd, mode, offset, len); });
+}
+
+SysResult sys_fsync(Task& t, int fd) {
+  return blocking_fd_call(t, fd, [&] { return ::fsync(fd); });
+}
+
+SysResult sys_fdatasync(Task& t, int fd) {
+  return blocking_fd_call(t, fd, [&] { return ::fdatasync(fd); });
+}
+
+SysResult sys_sync(Task& t) {
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  ::sync();
+  return 0;
+}
+
+SysResult sys_syncfs(Task& t, int fd) {
+  return blocking_fd_call(t, fd, [&] { return ::syncfs(fd); });
+}
+
+SysResult sys_sync_file_range(Task& t, int fd, int64_t offset, int64_t nbytes, uint32_t flags) {
+  return blocking_fd_call(t, fd, [&] { return ::syscall(SYS_sync_file_range, fd, offset, nbytes, flags); });
+}
+
+// fadvise64(2) (arm64's is the 64-bit-offset fadvise64_64): POSIX_FADV_* are the generic values on both.
+SysResult sys_fadvise64(Task&, int fd, int64_t offset, int64_t len, int advice) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return from_host(::syscall(SYS_fadvise64, fd, offset, len, advice));
+}
+
+SysResult sys_readahead(Task& t, int fd, int64_t offset, uint64_t count) {
+  return blocking_fd_call(t, fd, [&] { return ::syscall(SYS_readahead, fd, offset, count); });
+}
+
+}  // namespace syscalls

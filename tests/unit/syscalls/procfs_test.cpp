@@ -1,0 +1,104 @@
+// This file tests the pure parts of procfs: which /proc paths describe the guest, and how the host's stat,
+// status and fdinfo files are fixed and cpuinfo rendered.
+#include "syscalls/procfs.h"
+
+#include <gtest/gtest.h>
+
+namespace syscalls {
+namespace {
+
+bool reserved_900(int fd) {
+  return fd == 900;
+}
+
+ProcPath classify(std::string_view path) {
+  return classify_proc_path(path, 100, 101, &reserved_900);
+}
+
+TEST(ProcfsTest, ExeUnderEveryNameOfTheGuest) {
+  for (const char* p : {"/proc/self/exe", "/proc/thread-self/exe", "/proc/100/exe", "/proc/101/exe",
+                        "/proc/100/task/101/exe", "/proc/self/task/7/exe", "//proc/./self//exe"}) {
+    EXPECT_EQ(classify(p).node, ProcNode::kExe) << p;
+  }
+  EXPECT_EQ(classify("/proc/self/exe").host_dir, "/proc/self");
+  EXPECT_EQ(classify("/proc/100/task/101/exe").host_dir, "/proc/100/task/101");
+}
+
+TEST(ProcfsTest, OtherProcessesAndOtherPathsAreTheHosts) {
+  for (const char* p :
+       {"/proc/1/exe", "/proc/self", "/proc/self/exe/x", "/proc/self/../self/exe", "proc/self/exe",
+        "self/exe", "/proc/selfish/exe", "/proc/+100/exe", "/proc/self/fd",
+        "/tmp/proc/self/exe", "/proc/thread-self/task/101/exe", ""}) {
+    EXPECT_EQ(classify(p).node, ProcNode::kNone) << p;
+  }
+}
+
+TEST(ProcfsTest, SynthesizedLeaves) {
+  EXPECT_EQ(classify("/proc/self/cmdline").node, ProcNode::kCmdline);
+  EXPECT_EQ(classify("/proc/self/auxv").node, ProcNode::kAuxv);
+  EXPECT_EQ(classify("/proc/self/environ").node, ProcNode::kEnviron);
+  EXPECT_EQ(classify("/proc/self/maps").node, ProcNode::kMaps);
+  EXPECT_EQ(classify("/proc/self/smaps").node, ProcNode::kSmaps);
+  EXPECT_EQ(classify("/proc/100/stat").node, ProcNode::kStat);
+  EXPECT_EQ(classify("/proc/thread-self/status").node, ProcNode::kStatus);
+  EXPECT_EQ(classify("/proc/self/comm").node, ProcNode::kComm);
+  EXPECT_EQ(classify("/proc/cpuinfo").node, ProcNode::kCpuinfo);
+  EXPECT_EQ(classify("/proc/1/cpuinfo").node, ProcNode::kNone);
+}
+
+TEST(ProcfsTest, ReservedDescriptorsAreHidden) {
+  const ProcPath fd = classify("/proc/self/fd/900");
+  EXPECT_EQ(fd.node, ProcNode::kHiddenFd);
+  EXPECT_EQ(fd.fd, 900);
+  EXPECT_EQ(classify("/proc/self/fdinfo/900").node, ProcNode::kHiddenFd);
+  EXPECT_EQ(classify("/proc/self/fd/3").node, ProcNode::kNone);
+  const ProcPath info = classify("/proc/thread-self/fdinfo/3");
+  EXPECT_EQ(info.node, ProcNode::kFdInfo);
+  EXPECT_EQ(info.fd, 3);
+  EXPECT_EQ(classify("/proc/self/fd/x3").node, ProcNode::kNone);
+  EXPECT_EQ(classify("/proc/1/fd/900").node, ProcNode::kNone);
+}
+
+TEST(ProcfsTest, GuestCommIsTheHostsUnlessStillTheEmulators) {
+  EXPECT_EQ(guest_comm("a64run", "a64run", "/bin/prog"), "prog");
+  EXPECT_EQ(guest_comm("a64run", "a64run", "a_very_long_program_name"), "a_very_long_pro");
+  EXPECT_EQ(guest_comm("renamed", "a64run", "/bin/prog"), "renamed");
+  EXPECT_EQ(guest_comm("a64run", "a64run", "prog"), "prog");
+}
+
+TEST(ProcfsTest, StatGetsCommVsizeAndStartStack) {
+  const std::string host =
+      "42 (a64run) R 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 1 0 123 1099511627776 300 "
+      "18446744073709551615 1 2 140000000 0 0\n";
+  const std::string fixed = fix_proc_stat(host, "my) prog", 8192, 0xfff0);
+  EXPECT_EQ(fixed,
+            "42 (my) prog) R 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 1 0 123 8192 300 "
+            "18446744073709551615 1 2 65520 0 0\n");
+  // startstack 0: the host's value stays.
+  EXPECT_NE(fix_proc_stat(host, "p", 1, 0).find(" 2 140000000 0 0\n"), std::string::npos);
+  EXPECT_EQ(fix_proc_stat("garbage", "p", 1, 2), "garbage");
+}
+
+TEST(ProcfsTest, StatusGetsNameAndVmSize) {
+  const std::string host =
+      "Name:\ta64run\nUmask:\t0022\nVmPeak:\t  100 kB\nVmSize:\t1073741824 kB\nThreads:\t1\n";
+  EXPECT_EQ(fix_proc_status(host, "prog", 8 << 20),
+            "Name:\tprog\nUmask:\t0022\nVmPeak:\t  100 kB\nVmSize:\t    8192 kB\nThreads:\t1\n");
+}
+
+TEST(ProcfsTest, FdinfoFlagsInGuestValues) {
+  // Host O_RDONLY | O_DIRECTORY (0200000) | O_LARGEFILE (0100000) | O_CLOEXEC.
+  const std::string host = "pos:\t0\nflags:\t02300000\nmnt_id:\t25\nino:\t7\n";
+  EXPECT_EQ(fix_proc_fdinfo(host), "pos:\t0\nflags:\t02440000\nmnt_id:\t25\nino:\t7\n");
+}
+
+TEST(ProcfsTest, CpuinfoListsFeaturesInKernelOrder) {
+  const std::string s = render_cpuinfo(2, 0x3 | (1ull << 8), 1ull << 1, 0x410fd083);
+  EXPECT_EQ(s.substr(0, s.find("\n\n") + 2),
+            "processor\t: 0\nBogoMIPS\t: 125.00\nFeatures\t: fp asimd atomics sve2\nCPU implementer\t: 0x41\n"
+            "CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n");
+  EXPECT_NE(s.find("processor\t: 1\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace syscalls

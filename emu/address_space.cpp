@@ -120,13 +120,14 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
                                        const MapSource& src) {
   const uint64_t end = addr + len;
   const int hprot = host_prot_for(prot, vflags);
+  uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
     if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
       return -errno;
   } else {
-    // Pages wholly past the end of the file are mapped anonymous: on Linux touching them raises SIGBUS, which
-    // here would hit the emulator itself. A guest sees zeroes there instead.
+    // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
+    // fill hook refuses them), where a host mapping would raise SIGBUS in the emulator itself.
     struct stat st {};
     uint64_t file_len = len;
     if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -138,9 +139,10 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
         ::mmap(host(addr), file_len, hprot, share | MAP_FIXED, src.host_fd, static_cast<off_t>(src.offset)) ==
             MAP_FAILED)
       return -errno;
-    if (file_len < len && ::mmap(host(addr + file_len), len - file_len, PROT_READ | PROT_WRITE,
-                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
-      return -errno;
+    if (file_len < len) {
+      release_host_locked(addr + file_len, addr + len);
+      past_eof = addr + file_len;
+    }
   }
   if (overlaps_locked(addr, end)) {
     remove_range_locked(addr, end);
@@ -155,6 +157,7 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   v.dev = src.dev;
   v.inode = src.inode;
   v.name = src.name;
+  v.file_end = past_eof;
   vmas_.emplace(addr, std::move(v));
   return static_cast<int64_t>(addr);
 }
@@ -214,7 +217,9 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
     Vma& v = it->second;
     const int hprot = host_prot_for(prot, v.flags);
-    if (hprot != host_prot_for(v.prot, v.flags) && ::mprotect(host(v.start), v.end - v.start, hprot) != 0)
+    const uint64_t backed_end = std::min(v.end, v.file_end);
+    if (hprot != host_prot_for(v.prot, v.flags) && backed_end > v.start &&
+        ::mprotect(host(v.start), backed_end - v.start, hprot) != 0)
       return -errno;
     if ((v.prot | prot) & PROT_EXEC) bump_code_generation();
     v.prot = prot;
@@ -264,7 +269,7 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
       range_ok(old_addr, new_len) && !overlaps_locked(old_addr + old_len, old_addr + new_len)) {
     int64_t r = map_fixed_locked(old_addr + old_len, new_len - old_len, v.prot, v.flags, src);
     if (r < 0) return r;
-    split_at_locked(old_addr + old_len);  // no-op; the new piece stays its own VMA
+    merge_around_locked(old_addr + old_len);
     return static_cast<int64_t>(old_addr);
   }
   if (!(flags & MREMAP_MAYMOVE)) return -ENOMEM;
@@ -300,6 +305,7 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   nv.start = dest;
   nv.end = dest + old_len;
   nv.offset = src_off;
+  if (v.file_end != UINT64_MAX) nv.file_end = v.file_end - old_addr + dest;
   vmas_.emplace(dest, std::move(nv));
   if (!(flags & MREMAP_DONTUNMAP)) {
     remove_range_locked(old_addr, old_addr + old_len);
@@ -311,6 +317,7 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   if (new_len > old_len) {
     int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
     if (r < 0) return r;
+    merge_around_locked(dest + old_len);
   }
   bump_generation();
   return static_cast<int64_t>(dest);
@@ -378,13 +385,13 @@ uint64_t AddressSpace::brk(uint64_t addr) {
     src.name = "[heap]";
     if (map_fixed_locked(old_top, new_top - old_top, PROT_READ | PROT_WRITE, kVmaAnon | kVmaHeap, src) < 0)
       return brk_;
-    // Merge into the heap VMA below so /proc/self/maps shows one [heap].
-    auto it = vmas_.find(old_top);
-    if (it != vmas_.begin() && same_kind(std::prev(it)->second, it->second)) {
-      std::prev(it)->second.end = it->second.end;
-      vmas_.erase(it);
-    }
-  } else if (new_top < old_top) {
+    merge_around_locked(old_top);  // one [heap] in /proc/self/maps
+  }
+  if (addr > brk_ && (brk_ & kPageMask)) {
+    // The rest of the break's last page may hold data from before a shrink: it comes back zeroed.
+    memset(host(brk_), 0, std::min(addr, page_up(brk_)) - brk_);
+  }
+  if (new_top < old_top) {
     remove_range_locked(new_top, old_top);
     release_host_locked(new_top, old_top);
     bump_generation();
@@ -404,9 +411,21 @@ bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) cons
   for (; it != vmas_.end() && cursor < end; ++it) {
     const Vma& v = it->second;
     if (v.start > cursor || v.end <= cursor || (v.prot & prot) != prot) return false;
+    // Pages past the end of a mapped file exist (mprotect, msync) but cannot be read or written.
+    if (prot != 0 && v.file_end < std::min(end, v.end)) return false;
     cursor = v.end;
   }
   return cursor >= end;
+}
+
+// Joins the VMA starting at addr with the one ending there when they describe the same kind of memory.
+void AddressSpace::merge_around_locked(uint64_t addr) {
+  auto it = vmas_.find(addr);
+  if (it == vmas_.end() || it == vmas_.begin()) return;
+  auto prev = std::prev(it);
+  if (!same_kind(prev->second, it->second) || prev->second.file_end != it->second.file_end) return;
+  prev->second.end = it->second.end;
+  vmas_.erase(it);
 }
 
 bool AddressSpace::grow_down_locked(uint64_t addr) {
@@ -426,14 +445,19 @@ bool AddressSpace::grow_down_locked(uint64_t addr) {
   return true;
 }
 
-int AddressSpace::page_prot(uint64_t addr) {
+int AddressSpace::page_prot(uint64_t addr, bool* past_eof) {
   {
     std::shared_lock lk(mu_);
     auto it = vmas_.upper_bound(addr);
-    if (it != vmas_.begin() && std::prev(it)->second.end > addr) return std::prev(it)->second.prot;
+    if (it != vmas_.begin() && std::prev(it)->second.end > addr) {
+      const Vma& v = std::prev(it)->second;
+      *past_eof = addr >= v.file_end;
+      return v.prot;
+    }
     if (it == vmas_.end() || !(it->second.flags & kVmaGrowsDown)) return -1;
   }
   std::unique_lock lk(mu_);
+  *past_eof = false;
   if (!grow_down_locked(addr)) return -1;
   return vmas_.upper_bound(addr) != vmas_.begin() ? std::prev(vmas_.upper_bound(addr))->second.prot : -1;
 }

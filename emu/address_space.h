@@ -37,6 +37,9 @@ struct Vma {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;  // path for file mappings, "[stack]", "[heap]" or empty
+  // File mappings: pages from here up lie wholly past the end of the file; touching them is SIGBUS, and the
+  // host pages stay PROT_NONE reservation. UINT64_MAX when the whole VMA is backed.
+  uint64_t file_end = UINT64_MAX;
 };
 
 // Describes the backing of a new mapping.
@@ -89,7 +92,7 @@ class AddressSpace {
   bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
   // guard range. Used by the TLB fill hook.
-  int page_prot(uint64_t addr);
+  int page_prot(uint64_t addr, bool* past_eof);
 
   std::shared_mutex& lock() const { return mu_; }
   // In a fork child, where the lock was held exclusively by the forking thread: glibc's rwlock records the
@@ -101,6 +104,12 @@ class AddressSpace {
   uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
   // Bumped when executable pages are unmapped, replaced or change permission: translated code is stale.
   uint64_t code_generation() const { return code_generation_.load(std::memory_order_acquire); }
+  // The guest announced new code (ic ivau, or code written through another mapping): every vCPU drops its
+  // translations before it runs again.
+  void invalidate_code() {
+    bump_code_generation();
+    bump_generation();
+  }
 
   std::vector<Vma> snapshot() const;
   // Renders /proc/self/maps for the guest.
@@ -118,6 +127,7 @@ class AddressSpace {
   int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
   int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
   bool grow_down_locked(uint64_t addr);
+  void merge_around_locked(uint64_t addr);
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }
 

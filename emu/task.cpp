@@ -200,8 +200,8 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
   if (stop.kind == StopKind::kFault) {
     const bool fetch = stop.access == PROT_EXEC;
     const uint64_t addr = fetch ? pc : exact_fault_address(*cpu_, pc, stop.fault_addr);
-    si.si_signo = guest::kSIGSEGV;
-    si.si_code = stop.mapped ? guest::kSEGV_ACCERR : guest::kSEGV_MAPERR;
+    si.si_signo = stop.past_eof ? guest::kSIGBUS : guest::kSIGSEGV;
+    si.si_code = stop.past_eof ? guest::kBUS_ADRERR : stop.mapped ? guest::kSEGV_ACCERR : guest::kSEGV_MAPERR;
     si.fields.sigfault.addr = addr;
     const uint64_t fsc = stop.mapped ? 0x0f : 0x07;  // permission / translation fault, level 3
     detail.address = addr;

@@ -58,6 +58,8 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
         "uc_hook_add(BLOCK)");
   check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&Vcpu::on_interrupt), this, 1, 0),
         "uc_hook_add(INTR)");
+  check(uc_hook_add(uc_, &h, UC_HOOK_INSN, reinterpret_cast<void*>(&Vcpu::on_sys), this, 1, 0, UC_ARM64_INS_SYS),
+        "uc_hook_add(INSN SYS)");
   set_reg(UC_ARM64_REG_CPACR_EL1, 3ull << 20);
   // With the exits list enabled and empty, uc_emu_start ignores `until` and runs until a hook stops it.
   // Plain `until` makes Unicorn probe the until page at every stop, which overwrote the real fault address.
@@ -85,14 +87,16 @@ void Vcpu::set_x(int n, uint64_t v) { set_reg(xreg_id(n), v); }
 bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
-  const int prot = self->as_.page_prot(addr);
-  if (prot < 0 || !(prot & need)) {
+  bool past_eof = false;
+  const int prot = self->as_.page_prot(addr, &past_eof);
+  if (prot < 0 || !(prot & need) || past_eof) {
     // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
     // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.
     self->fault_.kind = StopKind::kFault;
     self->fault_.fault_addr = addr;
     self->fault_.access = need;
-    self->fault_.mapped = prot >= 0;
+    self->fault_.mapped = prot >= 0 && !past_eof;
+    self->fault_.past_eof = prot >= 0 && (prot & need) && past_eof;
     return false;
   }
   e->paddr = addr;
@@ -150,6 +154,19 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   }
   self->stop_.intno = intno;
   uc_emu_stop(uc);
+}
+
+// SYS instructions: `ic ivau` / `ic iallu(is)` announce new code. Stores into code by another vCPU or
+// through another mapping are invisible to this vCPU's JIT, so every vCPU drops its translations.
+uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, void* opaque) {
+  auto* self = static_cast<Vcpu*>(opaque);
+  const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) && ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
+  if (ic) {
+    self->as_.invalidate_code();
+    if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
+    uc_emu_stop(uc);
+  }
+  return 0;
 }
 
 void Vcpu::stop(StopKind kind) {

@@ -21,6 +21,7 @@ struct StopInfo {
   uint64_t fault_addr = 0;  // for kFault: the refused address
   int access = 0;           // for kFault: PROT_READ, PROT_WRITE or PROT_EXEC
   bool mapped = false;      // for kFault: the page exists but lacks the permission (SEGV_ACCERR)
+  bool past_eof = false;    // for kFault: a file mapping's page past the end of the file (SIGBUS)
   uint32_t intno = 0;       // for exceptions
 };
 
@@ -68,6 +69,7 @@ class Vcpu {
   static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
+  static uint32_t on_sys(uc_engine* uc, uc_arm64_reg reg, const uc_arm64_cp_reg* cp, void* self);
   void check(uc_err err, const char* what) const;
   void maybe_grow_tlb();
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "syscalls/fd_util.h"
+#include "syscalls/procfs.h"
 
 namespace syscalls {
 namespace {
@@ -37,8 +38,16 @@ int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out)
 
 // Checks that `guest_path` names something this a64run can run. For a #! script, rewrites *program and
 // *args to run its interpreter, as binfmt_script does.
+// The host file a guest path names for exec: /proc/self/exe is the guest's program (busybox re-executes
+// itself that way), absolute paths look in the sysroot first.
+std::string exec_host_path(Task& t, const std::string& program) {
+  const ProcPath pp = classify_proc_path(program, ::getpid(), t.tid(), &is_reserved_fd);
+  if (pp.node == ProcNode::kExe) return t.proc().exe_path;
+  return t.proc().host_path(program);
+}
+
 int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
-  const std::string host = t.proc().host_path(*program);
+  const std::string host = exec_host_path(t, *program);
   const int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   struct stat st {};
@@ -82,7 +91,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
   if (o.strace) host_args.push_back("--strace");
   host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--",
-                                     t.proc().host_path(program)});
+                                     exec_host_path(t, program)});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   std::vector<char*> av, ev;
   for (auto& s : host_args) av.push_back(s.data());

@@ -1,0 +1,3 @@
+module a64run.local/bench/go
+
+go 1.19

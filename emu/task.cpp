@@ -15,6 +15,7 @@
 
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "signals/stats.h"
 #include "syscalls/fd_util.h"
@@ -116,6 +117,9 @@ void Process::after_fork_child(Task* self) {
   signals_.shared = signals::PendingQueue();
   signals_.queued = 0;
   self->sig().pending = signals::PendingQueue();
+  self->forget_wake_fd();  // the eventfd is shared with the parent's thread
+  // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
+  signals::restart_host_signal_intake(*this);
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as_->reset_lock_after_fork();
@@ -130,7 +134,7 @@ Task::~Task() {
 
 void Task::wake() {
   park_.unpark();
-  const int fd = __atomic_load_n(&wake_fd_, __ATOMIC_ACQUIRE);
+  const int fd = __atomic_load_n(&wake_fd_, __ATOMIC_SEQ_CST);
   if (fd >= 0) {
     const uint64_t one = 1;
     (void)!::write(fd, &one, sizeof one);
@@ -140,9 +144,14 @@ void Task::wake() {
 int Task::wake_fd() {
   if (wake_fd_ < 0) {
     const int fd = syscalls::make_reserved_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    __atomic_store_n(&wake_fd_, fd, __ATOMIC_RELEASE);
+    __atomic_store_n(&wake_fd_, fd, __ATOMIC_SEQ_CST);
   }
   return wake_fd_;
+}
+
+void Task::forget_wake_fd() {
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  __atomic_store_n(&wake_fd_, -1, __ATOMIC_SEQ_CST);
 }
 
 void Task::drain_wake_fd() {

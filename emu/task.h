@@ -114,6 +114,7 @@ class Task {
   // An fd that becomes readable when wake() is called: blocking fd waits poll it beside their own fds.
   int wake_fd();
   void drain_wake_fd();
+  void forget_wake_fd();
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
 
   // How the syscall being handled began and how a signal ended it (the restart rules).
@@ -127,8 +128,10 @@ class Task {
 
   // True when a blocking wait must end early (a signal to handle, exit_group, execve). The signals layer
   // sets it and unparks the thread.
-  bool interrupted() const { return interrupt_.load(std::memory_order_acquire); }
-  void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_release); }
+  // Sequentially consistent: a waiter publishes its wake fd, then reads the flag; a sender sets the flag,
+  // then reads the wake fd. One of them always sees the other.
+  bool interrupted() const { return interrupt_.load(std::memory_order_seq_cst); }
+  void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_seq_cst); }
   // The child of a CLONE_VM|CLONE_VFORK clone: a separate host process sharing this emulator's memory.
   bool vfork_child() const { return vfork_child_; }
   void set_vfork_child(bool v) { vfork_child_ = v; }

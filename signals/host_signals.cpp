@@ -55,6 +55,12 @@ void start_host_signal_intake(emu::Process& proc) {
   pthread_detach(th);
 }
 
+void restart_host_signal_intake(emu::Process& proc) {
+  pthread_t th;
+  pthread_create(&th, nullptr, &intake_main, &proc);
+  pthread_detach(th);
+}
+
 void mirror_sigchld_action(const guest::sigaction& act) {
   struct sigaction h {};
   if (act.handler == guest::kSIG_IGN) {

@@ -16,6 +16,8 @@ namespace signals {
 // Blocks the asynchronous host signals in the calling thread (call before any thread is made), ignores
 // host SIGPIPE (the syscall layer raises the guest's), and starts the intake thread for proc.
 void start_host_signal_intake(emu::Process& proc);
+// In a fork child (only the forking thread survives): starts a new intake thread.
+void restart_host_signal_intake(emu::Process& proc);
 void mirror_sigchld_action(const guest::sigaction& act);
 
 // Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include "signals/fd_wait.h"
 #include "syscalls/fd_util.h"
 
 namespace syscalls {
@@ -12,6 +13,7 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
   uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_WRITE);
   if (p == nullptr) return -EFAULT;
+  if (int64_t w = signals::wait_fd(t, fd, POLLIN); w != 0) return w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   const ssize_t n = ::read(fd, p, count);
   return n < 0 ? -errno : n;
@@ -21,6 +23,7 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
   if (is_reserved_fd(fd)) return -EBADF;
   const uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_READ);
   if (p == nullptr) return -EFAULT;
+  if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   const ssize_t n = ::write(fd, p, count);
   return n < 0 ? -errno : n;

@@ -1,0 +1,46 @@
+// This file implements interruptible fd waits on the thread's wake fd.
+#include "signals/fd_wait.h"
+
+#include <fcntl.h>
+#include <time.h>
+
+#include <cerrno>
+#include <vector>
+
+#include "emu/task.h"
+#include "signals/signals.h"
+
+namespace signals {
+
+int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const struct timespec* deadline) {
+  std::vector<struct pollfd> all(fds, fds + n);
+  all.push_back({t.wake_fd(), POLLIN, 0});
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  while (true) {
+    // The wake fd exists before the flag is read: a sender that sets the flag after this sees the fd.
+    if (t.interrupted()) return -EINTR;
+    struct timespec left {};
+    if (deadline != nullptr) left = sub_clamped(*deadline, now(CLOCK_MONOTONIC));
+    const int r = ::ppoll(all.data(), all.size(), deadline ? &left : nullptr, nullptr);
+    if (r < 0 && errno != EINTR) return -errno;
+    if (r < 0) continue;
+    const bool woken = all.back().revents != 0;
+    if (woken) t.drain_wake_fd();
+    const int ready = r - (woken ? 1 : 0);
+    if (ready > 0 || (r == 0 && deadline != nullptr)) {
+      for (nfds_t i = 0; i < n; ++i) fds[i].revents = all[i].revents;
+      return ready;
+    }
+  }
+}
+
+int64_t wait_fd(emu::Task& t, int fd, short events) {
+  struct pollfd p {fd, events, 0};
+  if (::poll(&p, 1, 0) != 0) return 0;  // ready, or an error the call itself will report
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_NONBLOCK)) return 0;
+  const int64_t r = poll_interruptible(t, &p, 1, nullptr);
+  return r == -EINTR ? kERESTARTSYS : 0;
+}
+
+}  // namespace signals

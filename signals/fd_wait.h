@@ -1,0 +1,26 @@
+// Interruptible fd waits: a blocking host call on a pipe, socket or terminal is preceded by a host poll that
+// also watches the thread's wake fd, so a signal (or exit) ends the wait at once. Regular files and
+// non-blocking descriptors never wait here.
+#pragma once
+
+#include <poll.h>
+
+#include <cstdint>
+
+namespace emu {
+class Task;
+}
+
+namespace signals {
+
+// Waits until fd has `events` (POLLIN/POLLOUT) or the thread is interrupted, with the run lock released.
+// Returns 0 when the caller should do its call now (ready, non-blocking fd, or an fd poll cannot wait on),
+// or kERESTARTSYS when a signal arrived first.
+int64_t wait_fd(emu::Task& t, int fd, short events);
+
+// poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without
+// a deadline. Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a signal (the
+// caller picks the restart rule).
+int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const struct timespec* deadline);
+
+}  // namespace signals

@@ -15,11 +15,11 @@
 namespace emu {
 namespace {
 
-constexpr uint64_t kMmapMinAddr = 0x10000;              // vm.mmap_min_addr
-constexpr uint64_t kStackGuardGap = 256 * kPageSize;    // stack_guard_gap
-constexpr uint64_t kMaxStackGrowth = 8ull << 20;        // RLIMIT_STACK default
+constexpr uint64_t kMmapMinAddr = 0x10000;            // vm.mmap_min_addr
+constexpr uint64_t kStackGuardGap = 256 * kPageSize;  // stack_guard_gap
+constexpr uint64_t kMaxStackGrowth = 8ull << 20;      // RLIMIT_STACK default
 constexpr int kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
-constexpr int kGuestProtBti = 0x10;                     // arm64 PROT_BTI: accepted, not enforced
+constexpr int kGuestProtBti = 0x10;  // arm64 PROT_BTI: accepted, not enforced
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
 
 int host_prot_for(int prot, uint32_t vflags) {
@@ -41,7 +41,8 @@ std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* e
   size = page_up(size);
   void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    *error = fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
+    *error =
+        fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
     return nullptr;
   }
   auto as = std::unique_ptr<AddressSpace>(new AddressSpace(static_cast<uint8_t*>(p), size));
@@ -49,7 +50,9 @@ std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* e
   return as;
 }
 
-AddressSpace::~AddressSpace() { ::munmap(base_, size_); }
+AddressSpace::~AddressSpace() {
+  ::munmap(base_, size_);
+}
 
 bool AddressSpace::overlaps_locked(uint64_t start, uint64_t end) const {
   auto it = vmas_.lower_bound(end);
@@ -108,7 +111,8 @@ void AddressSpace::remove_range_locked(uint64_t start, uint64_t end) {
 }
 
 void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
-  // Return the pages to the PROT_NONE reservation; never host-munmap inside the window (a uc instance maps it).
+  // Return the pages to the PROT_NONE reservation; never host-munmap inside the window (a uc instance maps
+  // it).
   void* p = ::mmap(host(start), end - start, PROT_NONE, kReserveFlags, -1, 0);
   if (p == MAP_FAILED) {
     fmt::print(stderr, "a64run: fatal: cannot return guest pages to the reservation: {}\n", strerror(errno));
@@ -123,7 +127,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
-    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) ==
+        MAP_FAILED)
       return -errno;
   } else {
     // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
@@ -131,13 +136,12 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     struct stat st {};
     uint64_t file_len = len;
     if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      const uint64_t fsize = static_cast<uint64_t>(st.st_size);
+      const auto fsize = static_cast<uint64_t>(st.st_size);
       file_len = fsize > src.offset ? std::min(len, page_up(fsize - src.offset)) : 0;
     }
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
-    if (file_len > 0 &&
-        ::mmap(host(addr), file_len, hprot, share | MAP_FIXED, src.host_fd, static_cast<off_t>(src.offset)) ==
-            MAP_FAILED)
+    if (file_len > 0 && ::mmap(host(addr), file_len, hprot, share | MAP_FIXED, src.host_fd,
+                               static_cast<off_t>(src.offset)) == MAP_FAILED)
       return -errno;
     if (file_len < len) {
       release_host_locked(addr + file_len, addr + len);
@@ -289,6 +293,13 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
     if (f < 0) return f;
     dest = static_cast<uint64_t>(f);
   }
+  return move_pages_locked(v, old_addr, old_len, new_len, flags, dest, src);
+}
+
+int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len,
+                                        int flags, uint64_t dest, const MapSource& src) {
+  const bool anon = v.flags & kVmaAnon;
+  const uint64_t src_off = src.offset;
   // Move the pages themselves (contents, sharing, file backing) with the host's mremap; DONTUNMAP keeps the
   // old host range mapped so the reservation never has a hole another host thread could take.
   void* moved = ::mremap(host(old_addr), old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
@@ -297,7 +308,8 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   if (copied) {
     if (!anon || (v.flags & kVmaShared)) return -errno;
     // Fallback: copy private anonymous contents.
-    if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) == MAP_FAILED)
+    if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) ==
+        MAP_FAILED)
       return -errno;
     memcpy(host(dest), host(old_addr), old_len);
   }
@@ -311,8 +323,10 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
     remove_range_locked(old_addr, old_addr + old_len);
     release_host_locked(old_addr, old_addr + old_len);
   } else if (copied) {
-    // The old range stays mapped and reads as zero-fill from now on, as Linux (and the host's DONTUNMAP) does.
-    if (::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0) == MAP_FAILED) return -errno;
+    // The old range stays mapped and reads as zero-fill from now on, as Linux (and the host's DONTUNMAP)
+    // does.
+    if (::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0) == MAP_FAILED)
+      return -errno;
   }
   if (new_len > old_len) {
     int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
@@ -326,10 +340,25 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
 int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
   if (addr & kPageMask) return -EINVAL;
   switch (advice) {
-    case MADV_NORMAL: case MADV_RANDOM: case MADV_SEQUENTIAL: case MADV_WILLNEED: case MADV_DONTNEED:
-    case MADV_FREE: case MADV_REMOVE: case MADV_DONTFORK: case MADV_DOFORK: case MADV_MERGEABLE:
-    case MADV_UNMERGEABLE: case MADV_HUGEPAGE: case MADV_NOHUGEPAGE: case MADV_DONTDUMP: case MADV_DODUMP:
-    case MADV_WIPEONFORK: case MADV_KEEPONFORK: case MADV_COLD: case MADV_PAGEOUT:
+    case MADV_NORMAL:
+    case MADV_RANDOM:
+    case MADV_SEQUENTIAL:
+    case MADV_WILLNEED:
+    case MADV_DONTNEED:
+    case MADV_FREE:
+    case MADV_REMOVE:
+    case MADV_DONTFORK:
+    case MADV_DOFORK:
+    case MADV_MERGEABLE:
+    case MADV_UNMERGEABLE:
+    case MADV_HUGEPAGE:
+    case MADV_NOHUGEPAGE:
+    case MADV_DONTDUMP:
+    case MADV_DODUMP:
+    case MADV_WIPEONFORK:
+    case MADV_KEEPONFORK:
+    case MADV_COLD:
+    case MADV_PAGEOUT:
       break;
     default:
       return -EINVAL;
@@ -428,6 +457,12 @@ void AddressSpace::merge_around_locked(uint64_t addr) {
   vmas_.erase(it);
 }
 
+bool AddressSpace::is_shared(uint64_t addr) const {
+  std::shared_lock lk(mu_);
+  auto it = vmas_.upper_bound(addr);
+  return it != vmas_.begin() && std::prev(it)->second.end > addr && (std::prev(it)->second.flags & kVmaShared);
+}
+
 bool AddressSpace::grow_down_locked(uint64_t addr) {
   auto it = vmas_.upper_bound(addr);
   if (it == vmas_.end() || !(it->second.flags & kVmaGrowsDown)) return false;
@@ -475,8 +510,8 @@ std::string AddressSpace::render_maps() const {
   for (const Vma& v : snapshot()) {
     const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
                            (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
-    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms, v.offset,
-                                   major(v.dev), minor(v.dev), v.inode);
+    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms,
+                                   v.offset, major(v.dev), minor(v.dev), v.inode);
     if (!v.name.empty()) {
       line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
       line += v.name;

@@ -16,8 +16,12 @@ namespace emu {
 inline constexpr uint64_t kPageSize = 4096;
 inline constexpr uint64_t kPageMask = kPageSize - 1;
 
-constexpr uint64_t page_down(uint64_t v) { return v & ~kPageMask; }
-constexpr uint64_t page_up(uint64_t v) { return (v + kPageMask) & ~kPageMask; }
+constexpr uint64_t page_down(uint64_t v) {
+  return v & ~kPageMask;
+}
+constexpr uint64_t page_up(uint64_t v) {
+  return (v + kPageMask) & ~kPageMask;
+}
 
 // Guest protection bits use the Linux values (PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4) on both sides.
 enum VmaFlags : uint32_t {
@@ -90,6 +94,8 @@ class AddressSpace {
 
   // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared).
   bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
+  // True when addr lies in a MAP_SHARED mapping (futexes there may be shared with other processes).
+  bool is_shared(uint64_t addr) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
   // guard range. Used by the TLB fill hook.
   int page_prot(uint64_t addr, bool* past_eof);
@@ -126,6 +132,8 @@ class AddressSpace {
   void release_host_locked(uint64_t start, uint64_t end);
   int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
   int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+  int64_t move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+                            uint64_t dest, const MapSource& src);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }

@@ -30,9 +30,12 @@ void build(Batch* b, CpuState* s) {
   const struct {
     int id;
     uint64_t* p;
-  } misc[] = {{UC_ARM64_REG_SP, &s->sp},       {UC_ARM64_REG_PC, &s->pc},
-              {UC_ARM64_REG_NZCV, &s->nzcv},   {UC_ARM64_REG_TPIDR_EL0, &s->tpidr},
-              {UC_ARM64_REG_TPIDRRO_EL0, &s->tpidrro}, {UC_ARM64_REG_FPSR, &s->fpsr},
+  } misc[] = {{UC_ARM64_REG_SP, &s->sp},
+              {UC_ARM64_REG_PC, &s->pc},
+              {UC_ARM64_REG_NZCV, &s->nzcv},
+              {UC_ARM64_REG_TPIDR_EL0, &s->tpidr},
+              {UC_ARM64_REG_TPIDRRO_EL0, &s->tpidrro},
+              {UC_ARM64_REG_FPSR, &s->fpsr},
               {UC_ARM64_REG_FPCR, &s->fpcr}};
   for (const auto& m : misc) {
     b->ids[n] = m.id;

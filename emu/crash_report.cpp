@@ -110,14 +110,17 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
       if (!read_named_reg(cpu, cs_reg_name(cs, op.mem.base), &base)) break;
       if (op.mem.index != ARM64_REG_INVALID) {
         if (!read_named_reg(cpu, cs_reg_name(cs, op.mem.index), &index)) break;
-        if (op.ext == ARM64_EXT_SXTW) index = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(index)));
+        if (op.ext == ARM64_EXT_SXTW)
+          index = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(index)));
         if (op.shift.type == ARM64_SFT_LSL) index <<= op.shift.value;
       }
-      const uint64_t addr = (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp);
+      const uint64_t addr =
+          (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp);
       // The decoded address must fall in the refused page (Unicorn's fill granule is 1 KiB).
       if ((addr & ~uint64_t{0x3ff}) == (page_hint & ~uint64_t{0x3ff}) || page_hint == 0) result = addr;
       // An access straddling into the refused page faults at the page start, as on Linux.
-      else if (addr < page_hint && page_hint - addr < 64) result = page_hint;
+      else if (addr < page_hint && page_hint - addr < 64)
+        result = page_hint;
       break;
     }
     cs_free(insn, 1);

@@ -21,7 +21,9 @@ int64_t load_word(AddressSpace& as, uint64_t addr, uint32_t* out) {
   return 0;
 }
 
-int32_t sign_extend12(uint32_t v) { return static_cast<int32_t>(v << 20) >> 20; }
+int32_t sign_extend12(uint32_t v) {
+  return static_cast<int32_t>(v << 20) >> 20;
+}
 
 }  // namespace
 
@@ -63,7 +65,8 @@ int64_t FutexTable::wake_locked(Bucket& b, uint64_t addr, int64_t n, uint32_t bi
     it = b.waiters.erase(it);
     FutexWaiter* head = w->group_first ? w->group_first : w;
     int expected = -1;
-    if (head->winner.compare_exchange_strong(expected, w->index, std::memory_order_acq_rel)) head->park->unpark();
+    if (head->winner.compare_exchange_strong(expected, w->index, std::memory_order_acq_rel))
+      head->park->unpark();
     ++woken;
   }
   return woken;
@@ -113,7 +116,7 @@ int64_t FutexTable::wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t 
                             uint32_t encoded) {
   const uint32_t op = (encoded >> 28) & 7;
   const uint32_t cmp = (encoded >> 24) & 15;
-  uint32_t oparg = static_cast<uint32_t>(sign_extend12((encoded >> 12) & 0xfff));
+  auto oparg = static_cast<uint32_t>(sign_extend12((encoded >> 12) & 0xfff));
   const int32_t cmparg = sign_extend12(encoded & 0xfff);
   if (encoded & (FUTEX_OP_OPARG_SHIFT << 28)) {
     if (oparg > 31) return -EINVAL;
@@ -138,11 +141,21 @@ int64_t FutexTable::wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t 
     uint32_t next;
     do {
       switch (op) {
-        case FUTEX_OP_SET: next = oparg; break;
-        case FUTEX_OP_ADD: next = prev + oparg; break;
-        case FUTEX_OP_OR: next = prev | oparg; break;
-        case FUTEX_OP_ANDN: next = prev & ~oparg; break;
-        default: next = prev ^ oparg; break;
+        case FUTEX_OP_SET:
+          next = oparg;
+          break;
+        case FUTEX_OP_ADD:
+          next = prev + oparg;
+          break;
+        case FUTEX_OP_OR:
+          next = prev | oparg;
+          break;
+        case FUTEX_OP_ANDN:
+          next = prev & ~oparg;
+          break;
+        default:
+          next = prev ^ oparg;
+          break;
       }
     } while (!__atomic_compare_exchange_n(p, &prev, next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     old = static_cast<int32_t>(prev);
@@ -150,12 +163,24 @@ int64_t FutexTable::wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t 
   int64_t done = wake_locked(b1, a1, nwake, FUTEX_BITSET_MATCH_ANY);
   bool hit = false;
   switch (cmp) {
-    case FUTEX_OP_CMP_EQ: hit = old == cmparg; break;
-    case FUTEX_OP_CMP_NE: hit = old != cmparg; break;
-    case FUTEX_OP_CMP_LT: hit = old < cmparg; break;
-    case FUTEX_OP_CMP_LE: hit = old <= cmparg; break;
-    case FUTEX_OP_CMP_GT: hit = old > cmparg; break;
-    default: hit = old >= cmparg; break;
+    case FUTEX_OP_CMP_EQ:
+      hit = old == cmparg;
+      break;
+    case FUTEX_OP_CMP_NE:
+      hit = old != cmparg;
+      break;
+    case FUTEX_OP_CMP_LT:
+      hit = old < cmparg;
+      break;
+    case FUTEX_OP_CMP_LE:
+      hit = old <= cmparg;
+      break;
+    case FUTEX_OP_CMP_GT:
+      hit = old > cmparg;
+      break;
+    default:
+      hit = old >= cmparg;
+      break;
   }
   if (hit) done += wake_locked(b2, a2, nwake2, FUTEX_BITSET_MATCH_ANY);
   return done;

@@ -1,5 +1,6 @@
-// FutexTable: the emulator's futex wait queues, keyed by guest address (DESIGN.md section 3). Waits are parks,
-// so a signal can end one like any other sleep. Each queue is checked and woken under its bucket's lock.
+// FutexTable: the emulator's futex wait queues, keyed by guest address (DESIGN.md section 3). Waits are
+// parks, so a signal can end one like any other sleep. Each queue is checked and woken under its bucket's
+// lock.
 #pragma once
 
 #include <time.h>
@@ -43,7 +44,8 @@ class FutexTable {
                   const uint32_t* cmpval);
   // FUTEX_WAKE_OP: atomically applies the encoded operation to the word at a2, wakes nwake on a1 and, if
   // the comparison on the old value holds, nwake2 on a2.
-  int64_t wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t nwake, int64_t nwake2, uint32_t encoded);
+  int64_t wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t nwake, int64_t nwake2,
+                  uint32_t encoded);
   // futex_waitv: waits on several words at once; returns the index of the one that woke it.
   struct WaitvEntry {
     uint64_t addr;

@@ -2,11 +2,11 @@
 // memory only through these, which return -EFAULT instead of touching anything outside the guest's VMAs.
 #pragma once
 
+#include <sys/mman.h>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <sys/mman.h>
 #include <type_traits>
 
 #include "emu/address_space.h"
@@ -22,8 +22,8 @@ int64_t copy_out(AddressSpace& as, uint64_t dst, const void* src, size_t n);
 int64_t read_cstring(AddressSpace& as, uint64_t addr, size_t max, std::string* out);
 
 // Returns a host pointer for [addr, addr+len) when it is mapped with `prot`, else nullptr. For handing guest
-// buffers to host syscalls: if another thread unmaps the range meanwhile, the host kernel sees PROT_NONE pages
-// and fails with EFAULT, so the emulator itself never touches them.
+// buffers to host syscalls: if another thread unmaps the range meanwhile, the host kernel sees PROT_NONE
+// pages and fails with EFAULT, so the emulator itself never touches them.
 uint8_t* host_range(AddressSpace& as, uint64_t addr, uint64_t len, int prot);
 
 // A typed guest pointer, decoded from a syscall argument.
@@ -34,10 +34,10 @@ struct GuestPtr {
   bool null() const { return addr == 0; }
   GuestPtr<T> operator+(uint64_t n) const { return {addr + n * sizeof(T)}; }
 
-  int64_t read(AddressSpace& as, std::remove_const_t<T>* out) const { return copy_in(as, out, addr, sizeof(T)); }
-  int64_t write(AddressSpace& as, const std::remove_const_t<T>& v) const
-    requires(!std::is_const_v<T>)
-  {
+  int64_t read(AddressSpace& as, std::remove_const_t<T>* out) const {
+    return copy_in(as, out, addr, sizeof(T));
+  }
+  int64_t write(AddressSpace& as, const std::remove_const_t<T>& v) const requires(!std::is_const_v<T>) {
     return copy_out(as, addr, &v, sizeof(T));
   }
 };

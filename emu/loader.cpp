@@ -56,7 +56,8 @@ bool read_file(int fd, std::vector<uint8_t>* data) {
 }
 
 // Maps one image's PT_LOAD segments at `bias` (ET_EXEC: 0). Returns an error line or empty.
-std::string map_segments(AddressSpace& as, int fd, const std::string& path, const struct stat& st, Image& img) {
+std::string map_segments(AddressSpace& as, int fd, const std::string& path, const struct stat& st,
+                         Image& img) {
   for (const ElfSegment& s : img.info.loads) {
     const uint64_t start = page_down(img.bias + s.vaddr);
     const uint64_t file_end = img.bias + s.vaddr + s.filesz;
@@ -65,14 +66,17 @@ std::string map_segments(AddressSpace& as, int fd, const std::string& path, cons
       MapSource src{fd, page_down(s.offset), st.st_dev, st.st_ino, path};
       const int64_t r = as.mmap(start, page_up(file_end) - start, s.prot, MAP_PRIVATE | MAP_FIXED, src);
       if (r < 0) return fmt::format("cannot map segment at {:#x}: {}", start, strerror(static_cast<int>(-r)));
-      // The rest of the last file page belongs to .bss: zero it (host pages of private mappings are writable).
-      if (s.memsz > s.filesz && (file_end & kPageMask)) memset(as.host(file_end), 0, page_up(file_end) - file_end);
+      // The rest of the last file page belongs to .bss: zero it (host pages of private mappings are
+      // writable).
+      if (s.memsz > s.filesz && (file_end & kPageMask))
+        memset(as.host(file_end), 0, page_up(file_end) - file_end);
     }
     const uint64_t anon_start = s.filesz > 0 ? page_up(file_end) : start;
     if (mem_end > anon_start) {
-      const int64_t r = as.mmap(anon_start, mem_end - anon_start, s.prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-                                MapSource{});
-      if (r < 0) return fmt::format("cannot map bss at {:#x}: {}", anon_start, strerror(static_cast<int>(-r)));
+      const int64_t r = as.mmap(anon_start, mem_end - anon_start, s.prot,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, MapSource{});
+      if (r < 0)
+        return fmt::format("cannot map bss at {:#x}: {}", anon_start, strerror(static_cast<int>(-r)));
     }
   }
   return {};
@@ -104,9 +108,8 @@ bool load_image(AddressSpace& as, const std::string& path, uint64_t dyn_base, Im
   const ElfInfo& info = img->info;
   if (info.type == ET_DYN) {
     const uint64_t span = info.max_vaddr - info.min_vaddr;
-    int64_t base = static_cast<int64_t>(dyn_base);
     const int flags = MAP_PRIVATE | MAP_ANONYMOUS | (dyn_base ? MAP_FIXED_NOREPLACE : 0);
-    base = as.mmap(dyn_base, span, PROT_NONE, flags, MapSource{});
+    const int64_t base = as.mmap(dyn_base, span, PROT_NONE, flags, MapSource{});
     if (base < 0) {
       *error = fmt::format("{}: no room for a {} byte image", path, span);
       *status = 126;
@@ -145,24 +148,36 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
   const Options& o = proc.opts();
   StackBuilder sb(as, stack_top);
   const uint64_t execfn = sb.push_string(o.program);
-  std::vector<uint64_t> envp, argv;
-  for (auto it = o.envp.rbegin(); it != o.envp.rend(); ++it) envp.insert(envp.begin(), sb.push_string(*it));
-  for (auto it = o.argv.rbegin(); it != o.argv.rend(); ++it) argv.insert(argv.begin(), sb.push_string(*it));
+  // Strings go on the stack last to first, so argv[0] ends up lowest, as Linux lays them out.
+  std::vector<uint64_t> envp(o.envp.size()), argv(o.argv.size());
+  for (size_t i = o.envp.size(); i-- > 0;) envp[i] = sb.push_string(o.envp[i]);
+  for (size_t i = o.argv.size(); i-- > 0;) argv[i] = sb.push_string(o.argv[i]);
   const uint64_t platform = sb.push_string("aarch64");
   uint8_t random[16];
   if (getrandom(random, sizeof random, 0) != sizeof random) memset(random, 0x5a, sizeof random);
   const uint64_t at_random = sb.push_bytes(random, sizeof random);
 
   const ElfInfo& mi = main.info;
-  std::vector<uint64_t> aux = {
-      AT_PHDR,   main.bias + mi.phdr_vaddr, AT_PHENT,  mi.phentsize,   AT_PHNUM,   mi.phnum,
-      AT_PAGESZ, kPageSize,                 AT_BASE,   interp ? interp->bias : 0,
-      AT_FLAGS,  0,                         AT_ENTRY,  main.bias + mi.entry,
-      AT_UID,    getuid(),                  AT_EUID,   geteuid(),      AT_GID,     getgid(),
-      AT_EGID,   getegid(),                 AT_SECURE, 0,              AT_RANDOM,  at_random,
-      AT_HWCAP,  guest_hwcap(),             AT_HWCAP2, guest_hwcap2(), AT_CLKTCK,  100,
-      AT_PLATFORM, platform,                AT_EXECFN, execfn,         AT_MINSIGSTKSZ, kMinSigStkSz,
-      AT_NULL,   0};
+  std::vector<uint64_t> aux = {AT_PHDR,        main.bias + mi.phdr_vaddr,
+                               AT_PHENT,       mi.phentsize,
+                               AT_PHNUM,       mi.phnum,
+                               AT_PAGESZ,      kPageSize,
+                               AT_BASE,        interp ? interp->bias : 0,
+                               AT_FLAGS,       0,
+                               AT_ENTRY,       main.bias + mi.entry,
+                               AT_UID,         getuid(),
+                               AT_EUID,        geteuid(),
+                               AT_GID,         getgid(),
+                               AT_EGID,        getegid(),
+                               AT_SECURE,      0,
+                               AT_RANDOM,      at_random,
+                               AT_HWCAP,       guest_hwcap(),
+                               AT_HWCAP2,      guest_hwcap2(),
+                               AT_CLKTCK,      100,
+                               AT_PLATFORM,    platform,
+                               AT_EXECFN,      execfn,
+                               AT_MINSIGSTKSZ, kMinSigStkSz,
+                               AT_NULL,        0};
   const size_t words = 1 + argv.size() + 1 + envp.size() + 1 + aux.size();
   sb.set_sp((sb.sp() - words * 8) & ~uint64_t{15});
   std::vector<uint64_t> block;
@@ -184,11 +199,11 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
 
 uint64_t guest_hwcap() {
   // Linux arm64 uapi/asm/hwcap.h bit numbers.
-  constexpr int kBits[] = {0 /*FP*/,        1 /*ASIMD*/,   3 /*AES*/,      4 /*PMULL*/,   5 /*SHA1*/,
-                           6 /*SHA2*/,      7 /*CRC32*/,   8 /*ATOMICS*/,  9 /*FPHP*/,    10 /*ASIMDHP*/,
-                           12 /*ASIMDRDM*/, 13 /*JSCVT*/,  14 /*FCMA*/,    15 /*LRCPC*/,  16 /*DCPOP*/,
-                           17 /*SHA3*/,     18 /*SM3*/,    19 /*SM4*/,     20 /*ASIMDDP*/, 21 /*SHA512*/,
-                           23 /*ASIMDFHM*/, 24 /*DIT*/,    25 /*USCAT*/,   26 /*ILRCPC*/, 27 /*FLAGM*/};
+  constexpr int kBits[] = {0 /*FP*/,        1 /*ASIMD*/,  3 /*AES*/,     4 /*PMULL*/,    5 /*SHA1*/,
+                           6 /*SHA2*/,      7 /*CRC32*/,  8 /*ATOMICS*/, 9 /*FPHP*/,     10 /*ASIMDHP*/,
+                           12 /*ASIMDRDM*/, 13 /*JSCVT*/, 14 /*FCMA*/,   15 /*LRCPC*/,   16 /*DCPOP*/,
+                           17 /*SHA3*/,     18 /*SM3*/,   19 /*SM4*/,    20 /*ASIMDDP*/, 21 /*SHA512*/,
+                           23 /*ASIMDFHM*/, 24 /*DIT*/,   25 /*USCAT*/,  26 /*ILRCPC*/,  27 /*FLAGM*/};
   uint64_t v = 0;
   for (int b : kBits) v |= 1ull << b;
   return v;

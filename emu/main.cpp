@@ -1,4 +1,5 @@
-// a64run's command line: options in qemu-aarch64's conventions, then load the program and run its first thread.
+// a64run's command line: options in qemu-aarch64's conventions, then load the program and run its first
+// thread.
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -22,21 +23,22 @@ namespace {
 constexpr const char* kDefaultSysroot = "/usr/aarch64-linux-gnu";
 
 void usage(FILE* out) {
-  fmt::print(out,
-             "usage: a64run [options] PROGRAM [ARGS...]\n"
-             "Runs an arm64 (aarch64) Linux program on this x86-64 Linux host.\n\n"
-             "Options:\n"
-             "  -L DIR          sysroot for the dynamic loader and libraries (env A64RUN_LD_PREFIX;\n"
-             "                  default {} when it exists)\n"
-             "  -E VAR=VALUE    set VAR in the guest's environment\n"
-             "  -U VAR          remove VAR from the guest's environment\n"
-             "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
-             "  --strace        print one line per syscall to stderr\n"
-             "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
-             "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
-             "  -h, --help      show this help\n"
-             "  --version       show the version\n",
-             kDefaultSysroot);
+  fmt::print(
+      out,
+      "usage: a64run [options] PROGRAM [ARGS...]\n"
+      "Runs an arm64 (aarch64) Linux program on this x86-64 Linux host.\n\n"
+      "Options:\n"
+      "  -L DIR          sysroot for the dynamic loader and libraries (env A64RUN_LD_PREFIX;\n"
+      "                  default {} when it exists)\n"
+      "  -E VAR=VALUE    set VAR in the guest's environment\n"
+      "  -U VAR          remove VAR from the guest's environment\n"
+      "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
+      "  --strace        print one line per syscall to stderr\n"
+      "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
+      "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
+      "  -h, --help      show this help\n"
+      "  --version       show the version\n",
+      kDefaultSysroot);
 }
 
 void set_env(std::vector<std::string>& env, const std::string& assignment) {
@@ -51,8 +53,9 @@ void set_env(std::vector<std::string>& env, const std::string& assignment) {
 }
 
 void unset_env(std::vector<std::string>& env, const std::string& name) {
-  std::erase_if(env, [&](const std::string& e) { return e.size() > name.size() && e[name.size()] == '=' &&
-                                                        e.compare(0, name.size(), name) == 0; });
+  std::erase_if(env, [&](const std::string& e) {
+    return e.size() > name.size() && e[name.size()] == '=' && e.compare(0, name.size(), name) == 0;
+  });
 }
 
 // Looks a bare program name up in PATH, as a shell would; paths with a slash are used as given.
@@ -108,7 +111,8 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     }
     const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;
     if (v == nullptr) {
-      if (a != "-L" && a != "-E" && a != "-U" && a != "-0") fmt::print(stderr, "a64run: unknown option {}\n", a);
+      if (a != "-L" && a != "-E" && a != "-U" && a != "-0")
+        fmt::print(stderr, "a64run: unknown option {}\n", a);
       usage(stderr);
       return 2;
     }
@@ -160,6 +164,7 @@ int main(int argc, char** argv) {
   proc.exe_path = ::realpath(proc.opts().program.c_str(), resolved) ? resolved : proc.opts().program;
   for (const std::string& a : proc.opts().argv) proc.cmdline.append(a.c_str(), a.size() + 1);
 
+  (void)emu::self_exe_path();  // resolve it while /proc/self/exe still names us
   proc.sigreturn_trampoline = signals::map_trampoline(proc);
   signals::start_host_signal_intake(proc);
   auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));

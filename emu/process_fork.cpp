@@ -16,7 +16,7 @@
 namespace emu {
 namespace {
 
-constexpr size_t kVforkStack = 256 * 1024;
+constexpr size_t kVforkStack = size_t{256} * 1024;
 
 // Flags a host process clone can honour as they are (fd table and fs sharing, the parent relationship).
 constexpr uint64_t kHostCloneFlags = CLONE_FILES | CLONE_FS | CLONE_PARENT | CLONE_SYSVSEM | CLONE_IO;
@@ -59,7 +59,8 @@ int vfork_child_main(void* arg) {
 // posix_spawn does natively), so the guest's writes in the child are the parent's. The calling host thread
 // is suspended by the kernel until the child execs or exits.
 int64_t vfork_shared(Task& t, const ForkRequest& r) {
-  void* stack = ::mmap(nullptr, kVforkStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack =
+      ::mmap(nullptr, kVforkStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return -ENOMEM;
   CpuState st;
   save_cpu_state(t.cpu(), &st);

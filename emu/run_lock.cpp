@@ -2,6 +2,7 @@
 #include "emu/run_lock.h"
 
 #include <algorithm>
+#include <new>
 
 #include "emu/vcpu.h"
 
@@ -43,6 +44,8 @@ void RunLock::release(Vcpu* self) {
 }
 
 void RunLock::reset_after_fork(Vcpu* self) {
+  // Threads that were waiting are gone, but glibc's condvar still counts them: make it anew.
+  new (&cv_) std::condition_variable();
   queue_.clear();
   holder_ = self;
   mu_.unlock();

@@ -34,8 +34,8 @@ class RunLock {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  Vcpu* holder_ = nullptr;    // GUARDED_BY(mu_)
-  std::deque<Vcpu*> queue_;   // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front
+  Vcpu* holder_ = nullptr;   // GUARDED_BY(mu_)
+  std::deque<Vcpu*> queue_;  // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front
 };
 
 // Releases the run lock for the duration of a blocking wait or host call, then reacquires it with priority.

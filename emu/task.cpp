@@ -6,10 +6,12 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/futex.h>
 
+#include <climits>
 #include <cstdio>
 #include <shared_mutex>
 
@@ -89,6 +91,19 @@ void Process::recycle_vcpu(std::unique_ptr<Vcpu> cpu) {
   cpu->set_task(nullptr);
   std::lock_guard lk(threads_mu_);
   idle_cpus_.push_back(std::move(cpu));
+}
+
+const std::string& self_exe_path() {
+  static const std::string path = [] {
+    char buf[PATH_MAX];
+    const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("/proc/self/exe");
+  }();
+  return path;
+}
+
+void Process::release_all_robust_futexes() {
+  for_each_thread([](Task& t) { t.release_robust_futexes(); });
 }
 
 void Process::prepare_fork() {
@@ -192,7 +207,8 @@ void Task::run() {
 void Task::exit_thread(int status) {
   if (clear_child_tid != 0) {
     const uint32_t zero = 0;
-    if (copy_out(as(), clear_child_tid, &zero, sizeof zero) == 0) proc_.futexes().wake(clear_child_tid, 1, ~0u);
+    if (copy_out(as(), clear_child_tid, &zero, sizeof zero) == 0)
+      proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
   if (vfork_child_ || proc_.remove_thread(this) == 0) exit_group(status);
@@ -214,7 +230,8 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
     si.fields.sigfault.addr = addr;
     const uint64_t fsc = stop.mapped ? 0x0f : 0x07;  // permission / translation fault, level 3
     detail.address = addr;
-    detail.esr = ((fetch ? 0x20ull : 0x24ull) << 26) | kIl | (stop.access == PROT_WRITE ? 1ull << 6 : 0) | fsc;
+    detail.esr =
+        ((fetch ? 0x20ull : 0x24ull) << 26) | kIl | (stop.access == PROT_WRITE ? 1ull << 6 : 0) | fsc;
   } else if (stop.kind == StopKind::kBreakpoint) {
     uint32_t insn = 0;
     (void)copy_in(as(), &insn, pc, 4);
@@ -233,6 +250,7 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 }
 
 void Task::exit_group(int status) {
+  proc_.release_all_robust_futexes();
   signals::print_stats_at_exit();
   // A vfork child shares the parent's emulator: leave the run lock free for the parent's threads.
   if (vfork_child_) proc_.run_lock().release(cpu_.get());
@@ -267,7 +285,9 @@ void Task::release_robust_futexes() {
     } while (!__atomic_compare_exchange_n(word, &cur, (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED, false,
                                           __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
     lk.unlock();
-    if (cur & FUTEX_WAITERS) proc_.futexes().wake(uaddr, 1, ~0u);
+    if (!(cur & FUTEX_WAITERS)) return;
+    proc_.futexes().wake(uaddr, 1, ~0u);
+    if (as().is_shared(uaddr)) ::syscall(SYS_futex, as().host(uaddr), FUTEX_WAKE, 1, nullptr, nullptr, 0);
   };
   uint64_t entry = head.next;
   for (int limit = 0; entry != robust_list && entry != 0 && limit < 2048; ++limit) {

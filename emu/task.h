@@ -3,8 +3,8 @@
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -22,18 +22,29 @@ namespace emu {
 
 // What the command line asked for.
 struct Options {
-  std::string sysroot;                 // -L / A64RUN_LD_PREFIX; empty for none
-  bool strace = false;                 // --strace
-  std::string signal_stats;            // --signal-stats: "-" for stderr, else a JSON file path
-  std::string program;                 // host path of the guest executable
-  std::vector<std::string> argv;       // guest argv (argv[0] may come from -0)
-  std::vector<std::string> envp;       // guest environment
+  std::string sysroot;            // -L / A64RUN_LD_PREFIX; empty for none
+  bool strace = false;            // --strace
+  std::string signal_stats;       // --signal-stats: "-" for stderr, else a JSON file path
+  std::string program;            // host path of the guest executable
+  std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
+  std::vector<std::string> envp;  // guest environment
 };
+
+// a64run's own executable, resolved at start: /proc/self/exe stops resolving once the guest's main thread
+// (the host thread-group leader) has exited, and an execve from another thread must still find it.
+const std::string& self_exe_path();
 
 class Process {
  public:
   explicit Process(Options opts, std::unique_ptr<AddressSpace> as)
-      : opts_(std::move(opts)), as_(std::move(as)) {}
+      : opts_(std::move(opts)), as_(std::move(as)) {
+    current_ = this;
+  }
+  // The process this a64run emulates (one per host process).
+  static Process* current() { return current_; }
+  // At process death (exit_group, a fatal signal): every thread's robust futexes get FUTEX_OWNER_DIED, so
+  // another process sharing them sees EOWNERDEAD.
+  void release_all_robust_futexes();
 
   const Options& opts() const { return opts_; }
   AddressSpace& as() { return *as_; }
@@ -82,6 +93,7 @@ class Process {
   std::vector<uint8_t> auxv;
 
  private:
+  static inline Process* current_ = nullptr;
   Options opts_;
   std::unique_ptr<AddressSpace> as_;
   RunLock run_lock_;
@@ -119,8 +131,8 @@ class Task {
 
   // How the syscall being handled began and how a signal ended it (the restart rules).
   struct Restart {
-    int64_t code = 0;      // an ERESTART* code, or 0
-    uint64_t orig_x0 = 0;  // x0 at syscall entry
+    int64_t code = 0;                     // an ERESTART* code, or 0
+    uint64_t orig_x0 = 0;                 // x0 at syscall entry
     std::function<int64_t(Task&)> block;  // restart_syscall's continuation (ERESTART_RESTARTBLOCK)
   } restart;
   // --signal-stats: (signal, entry time) of handlers running on this thread, innermost last.
@@ -147,10 +159,10 @@ class Task {
   // exit(2): clears and wakes clear_child_tid, releases robust futexes, and leaves the run loop. The last
   // thread's exit ends the process.
   void exit_thread(int status);
+  void release_robust_futexes();
 
  private:
   void deliver_fault_signal(const StopInfo& stop);
-  void release_robust_futexes();
 
   Process& proc_;
   std::unique_ptr<Vcpu> cpu_;

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include <cstdlib>
 
@@ -20,15 +19,10 @@ constexpr uint32_t kExcpUdef = 1;
 constexpr uint32_t kExcpSwi = 2;
 constexpr uint32_t kExcpBkpt = 7;
 
-constexpr uint32_t kBlocksPerClockCheck = 1u << 14;
-constexpr uint64_t kTlbFlushIntervalNs = 20'000'000;  // DESIGN.md section 1: let the TLB grow
+constexpr uint32_t kBlocksPerTlbCheck = 1u << 14;
+constexpr uint64_t kTlbInitialEntries = 256;   // QEMU's CPU_TLB_DYN_DEFAULT_BITS
+constexpr uint64_t kTlbMaxEntries = 1u << 22;  // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 128ull << 20;
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 int xreg_id(int n) {
   if (n == 29) return UC_ARM64_REG_X29;
@@ -58,7 +52,8 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
         "uc_hook_add(BLOCK)");
   check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&Vcpu::on_interrupt), this, 1, 0),
         "uc_hook_add(INTR)");
-  check(uc_hook_add(uc_, &h, UC_HOOK_INSN, reinterpret_cast<void*>(&Vcpu::on_sys), this, 1, 0, UC_ARM64_INS_SYS),
+  check(uc_hook_add(uc_, &h, UC_HOOK_INSN, reinterpret_cast<void*>(&Vcpu::on_sys), this, 1, 0,
+                    UC_ARM64_INS_SYS),
         "uc_hook_add(INSN SYS)");
   set_reg(UC_ARM64_REG_CPACR_EL1, 3ull << 20);
   // With the exits list enabled and empty, uc_emu_start ignores `until` and runs until a hook stops it.
@@ -66,8 +61,8 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   check(uc_ctl_exits_enable(uc_), "uc_ctl_exits_enable");  // FPEN: FP/SIMD without traps
   synced_generation_ = as_.generation();
   synced_code_generation_ = as_.code_generation();
-  last_flush_ns_ = now_ns();
-  block_countdown_ = kBlocksPerClockCheck;
+  tlb_size_estimate_ = kTlbInitialEntries;
+  block_countdown_ = kBlocksPerTlbCheck;
 }
 
 Vcpu::~Vcpu() {
@@ -80,9 +75,15 @@ uint64_t Vcpu::reg(int uc_reg) const {
   return v;
 }
 
-void Vcpu::set_reg(int uc_reg, uint64_t v) { check(uc_reg_write(uc_, uc_reg, &v), "uc_reg_write"); }
-uint64_t Vcpu::x(int n) const { return reg(xreg_id(n)); }
-void Vcpu::set_x(int n, uint64_t v) { set_reg(xreg_id(n), v); }
+void Vcpu::set_reg(int uc_reg, uint64_t v) {
+  check(uc_reg_write(uc_, uc_reg, &v), "uc_reg_write");
+}
+uint64_t Vcpu::x(int n) const {
+  return reg(xreg_id(n));
+}
+void Vcpu::set_x(int n, uint64_t v) {
+  set_reg(xreg_id(n), v);
+}
 
 bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
@@ -101,6 +102,7 @@ bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry
   }
   e->paddr = addr;
   e->perms = static_cast<uc_prot>(prot & UC_PROT_ALL);
+  ++self->fills_;
   return true;
 }
 
@@ -115,14 +117,14 @@ void Vcpu::on_block(uc_engine* uc, uint64_t, uint32_t, void* opaque) {
 }
 
 void Vcpu::maybe_grow_tlb() {
-  block_countdown_ = kBlocksPerClockCheck;
-  // QEMU only resizes its softmmu TLB on a flush, which Unicorn never does by itself: flush every 20 ms
-  // while the program warms up, then at a low rate (DESIGN.md section 1).
-  const uint64_t interval = tlb_flushes_ < 10 ? kTlbFlushIntervalNs : 10 * kTlbFlushIntervalNs;
-  const uint64_t now = now_ns();
-  if (now - last_flush_ns_ < interval) return;
-  last_flush_ns_ = now;
-  ++tlb_flushes_;
+  block_countdown_ = kBlocksPerTlbCheck;
+  // QEMU resizes its softmmu TLB only on a flush (doubling it when more than 70% of it was used since the
+  // last one), and Unicorn never flushes by itself. So flush when the fills since the last flush show the
+  // TLB is too small for the working set, and stop once they stay below that: a program striding over
+  // megabytes grows the TLB in a few flushes, one that fits never pays for a flush. (DESIGN.md section 1
+  // flushed on a 20 ms clock instead; each of those flushes emptied a grown TLB and cost a full refill.)
+  if (fills_ * 4 < tlb_size_estimate_ * 3 || tlb_size_estimate_ >= kTlbMaxEntries) return;
+  tlb_size_estimate_ *= 2;
   request(kRequestFlush);
 }
 
@@ -137,7 +139,8 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
       if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
       if (self->as_.generation() != self->synced_generation_) self->sync_memory();
       // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
-      if (self->stop_.kind == StopKind::kNone && (self->pc() != pc || self->requests_.load(std::memory_order_relaxed)))
+      if (self->stop_.kind == StopKind::kNone &&
+          (self->pc() != pc || self->requests_.load(std::memory_order_relaxed)))
         self->stop_.kind = StopKind::kRequest;
       if (self->stop_.kind != StopKind::kNone) uc_emu_stop(uc);
       return;
@@ -160,7 +163,8 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
 // through another mapping are invisible to this vCPU's JIT, so every vCPU drops its translations.
 uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
-  const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) && ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
+  const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
+                  ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
   if (ic) {
     self->as_.invalidate_code();
     if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
@@ -177,6 +181,7 @@ void Vcpu::stop(StopKind kind) {
 void Vcpu::sync_memory() {
   synced_generation_ = as_.generation();
   check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
+  fills_ = 0;
   // Unmapped or replaced code must not run from stale translations; host writes are never seen by the JIT.
   const uint64_t code_gen = as_.code_generation();
   if (code_gen != synced_code_generation_) {
@@ -202,6 +207,7 @@ StopInfo Vcpu::run() {
   if (stop_.kind == StopKind::kRequest && has_request(kRequestFlush)) {
     requests_.fetch_and(~kRequestFlush);
     check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
+    fills_ = 0;
   }
   return stop_;
 }

@@ -14,7 +14,16 @@ namespace emu {
 class Task;
 
 // Why uc_emu_start returned, as seen by the vCPU's own hooks.
-enum class StopKind { kNone, kSyscallStop, kThreadExit, kRequest, kFault, kUndefined, kBreakpoint, kOtherException };
+enum class StopKind {
+  kNone,
+  kSyscallStop,
+  kThreadExit,
+  kRequest,
+  kFault,
+  kUndefined,
+  kBreakpoint,
+  kOtherException
+};
 
 struct StopInfo {
   StopKind kind = StopKind::kNone;
@@ -82,8 +91,8 @@ class Vcpu {
   uint64_t synced_generation_ = 0;
   uint64_t synced_code_generation_ = 0;
   uint32_t block_countdown_ = 0;
-  uint64_t tlb_flushes_ = 0;
-  uint64_t last_flush_ns_ = 0;
+  uint64_t fills_ = 0;              // successful TLB fills since the last flush
+  uint64_t tlb_size_estimate_ = 0;  // what QEMU's dynamic TLB has grown to, as far as we can tell
 };
 
 }  // namespace emu

@@ -19,8 +19,9 @@ namespace {
 
 constexpr uint64_t kRestartSyscallNr = 128;  // __NR_restart_syscall
 // Synchronous signals go first (next_signal's SYNCHRONOUS_MASK), then the lowest number.
-constexpr sigset_t kSynchronous = sig_bit(guest::kSIGSEGV) | sig_bit(guest::kSIGBUS) | sig_bit(guest::kSIGILL) |
-                                  sig_bit(guest::kSIGTRAP) | sig_bit(guest::kSIGFPE) | sig_bit(guest::kSIGSYS);
+constexpr sigset_t kSynchronous = sig_bit(guest::kSIGSEGV) | sig_bit(guest::kSIGBUS) |
+                                  sig_bit(guest::kSIGILL) | sig_bit(guest::kSIGTRAP) |
+                                  sig_bit(guest::kSIGFPE) | sig_bit(guest::kSIGSYS);
 
 int pick(sigset_t set) {
   if (set & kSynchronous) set &= kSynchronous;
@@ -164,6 +165,7 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
 }
 
 void die_with_signal(int sig) {
+  if (emu::Process* proc = emu::Process::current()) proc->release_all_robust_futexes();
   print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);
@@ -208,7 +210,8 @@ uint64_t map_trampoline(emu::Process& proc) {
   const uint32_t code[] = {0xd2801168 /* mov x8, #139 */, 0xd4000001 /* svc #0 */};
   emu::MapSource src;
   src.name = "[vdso]";
-  const int64_t addr = proc.as().mmap(0, emu::kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
+  const int64_t addr =
+      proc.as().mmap(0, emu::kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
   if (addr < 0) return 0;
   memcpy(proc.as().host(static_cast<uint64_t>(addr)), code, sizeof code);
   proc.as().mprotect(static_cast<uint64_t>(addr), emu::kPageSize, PROT_READ | PROT_EXEC);

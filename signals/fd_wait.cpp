@@ -35,7 +35,9 @@ int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const str
 }
 
 int64_t wait_fd(emu::Task& t, int fd, short events) {
-  struct pollfd p {fd, events, 0};
+  struct pollfd p {
+    fd, events, 0
+  };
   if (::poll(&p, 1, 0) != 0) return 0;  // ready, or an error the call itself will report
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0 || (fl & O_NONBLOCK)) return 0;

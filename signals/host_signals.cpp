@@ -11,6 +11,7 @@
 
 #include "emu/task.h"
 #include "signals/signals.h"
+#include "syscalls/fd_util.h"
 
 namespace signals {
 namespace {
@@ -27,6 +28,7 @@ std::atomic<uint64_t> g_child_events{0};
 
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
+  syscalls::reserve_tid(static_cast<int>(::gettid()));
   ::sigset_t set = async_set();
   while (true) {
     siginfo_t hsi{};
@@ -73,6 +75,8 @@ void mirror_sigchld_action(const guest::sigaction& act) {
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 
-uint64_t child_event_count() { return g_child_events.load(std::memory_order_acquire); }
+uint64_t child_event_count() {
+  return g_child_events.load(std::memory_order_acquire);
+}
 
 }  // namespace signals

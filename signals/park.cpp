@@ -11,7 +11,8 @@ namespace signals {
 
 bool Park::wait(const timespec* deadline, clockid_t clock) {
   while (token_.exchange(0, std::memory_order_acquire) == 0) {
-    const int op = FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
+    const int op =
+        FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
     const long r = ::syscall(SYS_futex, &token_, op, 0u, deadline, nullptr, FUTEX_BITSET_MATCH_ANY);
     if (r != 0 && errno == ETIMEDOUT) return token_.exchange(0, std::memory_order_acquire) != 0;
   }

@@ -5,14 +5,27 @@ namespace signals {
 
 DefaultAction default_action(int sig) {
   switch (sig) {
-    case guest::kSIGCHLD: case guest::kSIGURG: case guest::kSIGWINCH:
+    case guest::kSIGCHLD:
+    case guest::kSIGURG:
+    case guest::kSIGWINCH:
       return DefaultAction::kIgnore;
     case guest::kSIGCONT:
       return DefaultAction::kContinue;
-    case guest::kSIGSTOP: case guest::kSIGTSTP: case guest::kSIGTTIN: case guest::kSIGTTOU:
+    case guest::kSIGSTOP:
+    case guest::kSIGTSTP:
+    case guest::kSIGTTIN:
+    case guest::kSIGTTOU:
       return DefaultAction::kStop;
-    case guest::kSIGQUIT: case guest::kSIGILL: case guest::kSIGTRAP: case guest::kSIGABRT: case guest::kSIGBUS:
-    case guest::kSIGFPE: case guest::kSIGSEGV: case guest::kSIGXCPU: case guest::kSIGXFSZ: case guest::kSIGSYS:
+    case guest::kSIGQUIT:
+    case guest::kSIGILL:
+    case guest::kSIGTRAP:
+    case guest::kSIGABRT:
+    case guest::kSIGBUS:
+    case guest::kSIGFPE:
+    case guest::kSIGSEGV:
+    case guest::kSIGXCPU:
+    case guest::kSIGXFSZ:
+    case guest::kSIGSYS:
       return DefaultAction::kCore;
     default:
       return DefaultAction::kTerminate;

@@ -12,8 +12,8 @@
 
 namespace signals {
 
-using guest::sigset_t;
 using guest::sig_bit;
+using guest::sigset_t;
 
 inline constexpr int kNumSignals = 64;
 

@@ -41,7 +41,9 @@ Summary summarize(std::vector<uint64_t> v) {
   s.count = v.size();
   if (v.empty()) return s;
   std::sort(v.begin(), v.end());
-  auto at = [&](double q) { return static_cast<double>(v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))]) / 1e3; };
+  auto at = [&](double q) {
+    return static_cast<double>(v[std::min(v.size() - 1, static_cast<size_t>(q * v.size()))]) / 1e3;
+  };
   s.p50 = at(0.5);
   s.p99 = at(0.99);
   s.max = static_cast<double>(v.back()) / 1e3;
@@ -55,12 +57,15 @@ void enable_stats(const std::string& json_path) {
   g_enabled = true;
 }
 
-bool stats_enabled() { return g_enabled.load(std::memory_order_relaxed); }
+bool stats_enabled() {
+  return g_enabled.load(std::memory_order_relaxed);
+}
 
 void record_handler_entry(emu::Task& t, const PendingSignal& p) {
   if (!stats_enabled()) return;
   const uint64_t now = now_ns();
-  t.handler_entries.push_back({p.info.si_signo, now});
+  if (t.handler_entries.size() >= 64) t.handler_entries.erase(t.handler_entries.begin());  // siglongjmp'd out
+  t.handler_entries.emplace_back(p.info.si_signo, now);
   if (p.queued_ns == 0) return;  // synchronous faults are not queued
   std::lock_guard lk(g_mu);
   g_samples[p.info.si_signo].queue_to_entry.push_back(now - p.queued_ns);
@@ -86,8 +91,8 @@ void print_stats_at_exit() {
     const Summary q = summarize(g_samples[sig].queue_to_entry);
     const Summary h = summarize(g_samples[sig].entry_to_return);
     if (q.count == 0 && h.count == 0) continue;
-    table += fmt::format("{:>4} {:>8} {:>10.1f} {:>10.1f} {:>10.1f} {:>8} {:>10.1f} {:>10.1f} {:>10.1f}\n", sig,
-                         q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
+    table += fmt::format("{:>4} {:>8} {:>10.1f} {:>10.1f} {:>10.1f} {:>8} {:>10.1f} {:>10.1f} {:>10.1f}\n",
+                         sig, q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
     json += fmt::format(
         "{}{{\"signal\": {}, \"delivered\": {}, \"queue_to_entry_us\": {{\"p50\": {:.3f}, \"p99\": {:.3f}, "
         "\"max\": {:.3f}}}, \"returns\": {}, \"entry_to_return_us\": {{\"p50\": {:.3f}, \"p99\": {:.3f}, "

@@ -53,11 +53,20 @@ void log_unimplemented(int nr, const char* name) {
 bool raises_sigpipe(int nr, const uint64_t* regs) {
   constexpr uint64_t kMsgNoSignal = 0x4000;
   switch (nr) {
-    case 64: case 66: case 68: case 70: case 287: case 71: case 76: case 75: case 285:  // write family, splice
+    case 64:
+    case 66:
+    case 68:
+    case 70:
+    case 287:
+    case 71:
+    case 76:
+    case 75:
+    case 285:  // write family, splice
       return true;
     case 206:  // sendto
       return !(regs[3] & kMsgNoSignal);
-    case 211: case 269:  // sendmsg, sendmmsg
+    case 211:
+    case 269:  // sendmsg, sendmmsg
       return !(regs[nr == 211 ? 2 : 3] & kMsgNoSignal);
     default:
       return false;
@@ -83,11 +92,15 @@ const SyscallInfo* lookup(int nr) {
 
 namespace detail {
 
-void format_arg(std::string& out, Task&, int64_t v) { out += fmt::format("{}", v); }
+void format_arg(std::string& out, Task&, int64_t v) {
+  out += fmt::format("{}", v);
+}
 void format_arg(std::string& out, Task&, uint64_t v) {
   out += v > 0xffff ? fmt::format("{:#x}", v) : fmt::format("{}", v);
 }
-void format_pointer(std::string& out, uint64_t v) { out += v ? fmt::format("{:#x}", v) : "NULL"; }
+void format_pointer(std::string& out, uint64_t v) {
+  out += v ? fmt::format("{:#x}", v) : "NULL";
+}
 void format_cstr(std::string& out, Task& t, uint64_t v) {
   std::string s;
   if (emu::read_cstring(t.as(), v, 4096, &s) != 0) {
@@ -126,8 +139,8 @@ void dispatch(Task& t) {
     if (info && info->format_args) {
       info->format_args(line, t, regs);
     } else {
-      line += fmt::format("{:#x}, {:#x}, {:#x}, {:#x}, {:#x}, {:#x}", regs[0], regs[1], regs[2], regs[3], regs[4],
-                          regs[5]);
+      line += fmt::format("{:#x}, {:#x}, {:#x}, {:#x}, {:#x}, {:#x}", regs[0], regs[1], regs[2], regs[3],
+                          regs[4], regs[5]);
     }
     line += ") = ";
   }
@@ -139,7 +152,8 @@ void dispatch(Task& t) {
   SysResult r;
   t.restart.orig_x0 = regs[0];
   if (info == nullptr || info->invoke == nullptr) {
-    if (info == nullptr || info->status != Status::kDeclined) log_unimplemented(nr, info ? info->name : "unknown");
+    if (info == nullptr || info->status != Status::kDeclined)
+      log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
   } else {
     r = info->invoke(t, regs);

@@ -18,7 +18,8 @@ using emu::Task;
 
 // A handler's result: a value or a negative Linux errno.
 using SysResult = int64_t;
-// Returned by handlers that set the registers themselves (rt_sigreturn, a successful execve): x0 is left alone.
+// Returned by handlers that set the registers themselves (rt_sigreturn, a successful execve): x0 is left
+// alone.
 inline constexpr SysResult kNoReturnValue = INT64_MIN;
 
 enum class Status { kSupported, kPartial, kUnimplemented, kDeclined };

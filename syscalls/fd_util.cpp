@@ -44,13 +44,21 @@ int make_reserved_fd(int fd) {
   return fd;
 }
 
+namespace {
+std::atomic<int> g_reserved_tid{0};
+}  // namespace
+
+void reserve_tid(int tid) { g_reserved_tid.store(tid); }
+bool is_reserved_tid(int tid) { return tid != 0 && g_reserved_tid.load() == tid; }
+int reserved_tid_count() { return g_reserved_tid.load() != 0 ? 1 : 0; }
+
 std::string fd_path(int fd) {
   char link[64];
   char buf[PATH_MAX];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   const ssize_t n = ::readlink(link, buf, sizeof buf - 1);
   if (n <= 0) return {};
-  return std::string(buf, static_cast<size_t>(n));
+  return {buf, static_cast<size_t>(n)};
 }
 
 }  // namespace syscalls

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
 
@@ -385,6 +386,10 @@ std::string fix_proc_status(std::string_view host_status, std::string_view comm,
       out += fmt::format("Name:\t{}", comm);
     } else if (line.starts_with("VmSize:")) {
       out += fmt::format("VmSize:\t{:8} kB", vsize / 1024);
+    } else if (line.starts_with("Threads:")) {
+      // The emulator's own intake thread is not the guest's.
+      const long n = strtol(std::string(line.substr(8)).c_str(), nullptr, 10);
+      out += fmt::format("Threads:\t{}", std::max<long>(1, n - reserved_tid_count()));
     } else {
       out += line;
     }

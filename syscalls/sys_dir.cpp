@@ -80,6 +80,11 @@ size_t filter_dirents(std::span<uint8_t> buf, bool (*hide)(int)) {
   return out;
 }
 
+bool hide_reserved_tid(int tid) { return is_reserved_tid(tid); }
+
+// /proc/<own pid>/task: lists the emulator's own threads too.
+bool is_proc_task_dir(std::string_view path, int pid) { return path == "/proc/" + std::to_string(pid) + "/task"; }
+
 bool is_proc_fd_dir(std::string_view path, int pid) {
   const std::string own = "/proc/" + std::to_string(pid) + "/";
   if (!path.starts_with(own)) return false;
@@ -112,6 +117,10 @@ SysResult sys_getdents64(Task& t, int fd, GuestPtr<uint8_t> dirp, uint64_t count
     if (has_hidden_name(buf.data(), len, &hide_reserved) && is_proc_fd_dir(fd_path(fd), ::getpid())) {
       len = filter_dirents(std::span(buf.data(), len), &hide_reserved);
       if (len == 0) continue;  // everything in this chunk was hidden: list on
+    }
+    if (has_hidden_name(buf.data(), len, &hide_reserved_tid) && is_proc_task_dir(fd_path(fd), ::getpid())) {
+      len = filter_dirents(std::span(buf.data(), len), &hide_reserved_tid);
+      if (len == 0) continue;
     }
     if (const int64_t r = emu::copy_out(t.as(), dirp.addr, buf.data(), len); r < 0) return r;
     return static_cast<int64_t>(len);

@@ -31,7 +31,8 @@ int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out)
     if (emu::copy_in(t.as(), &p, addr + i * 8, 8) != 0) return -EFAULT;
     if (p == 0) return 0;
     std::string s;
-    if (int64_t r = emu::read_cstring(t.as(), p, 128 * 1024, &s); r < 0) return r == -ENAMETOOLONG ? -E2BIG : r;
+    if (int64_t r = emu::read_cstring(t.as(), p, size_t{128} * 1024, &s); r < 0)
+      return r == -ENAMETOOLONG ? -E2BIG : r;
     out->push_back(std::move(s));
   }
 }
@@ -89,9 +90,9 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
-  if (o.strace) host_args.push_back("--strace");
-  host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--",
-                                     exec_host_path(t, program)});
+  if (o.strace) host_args.emplace_back("--strace");
+  host_args.insert(host_args.end(),
+                   {"-0", args.empty() ? std::string() : args[0], "--", exec_host_path(t, program)});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   std::vector<char*> av, ev;
   for (auto& s : host_args) av.push_back(s.data());
@@ -100,7 +101,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   ev.push_back(nullptr);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   fflush(nullptr);
-  ::execve("/proc/self/exe", av.data(), ev.data());
+  ::execve(emu::self_exe_path().c_str(), av.data(), ev.data());
   return -errno;
 }
 

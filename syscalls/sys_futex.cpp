@@ -5,6 +5,9 @@
 #include <linux/futex.h>
 #include <time.h>
 
+#include "signals/signals.h"
+#include "syscalls/host_futex.h"
+
 #include <vector>
 
 namespace syscalls {
@@ -26,7 +29,7 @@ int64_t read_timespec(Task& t, uint64_t addr, timespec* out) {
 }
 
 int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint64_t timeout, bool absolute,
-                   clockid_t clock) {
+                   clockid_t clock, bool host) {
   timespec deadline{};
   const timespec* dl = nullptr;
   if (timeout != 0) {
@@ -35,9 +38,16 @@ int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint6
     deadline = absolute ? ts : signals::add(signals::now(clock), ts);
     dl = &deadline;
   }
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock,
-                                 [&t] { return t.interrupted(); });
+  if (host) return host_futex_wait(t, uaddr, val, dl, clock);
+  int64_t r;
+  {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock, [&t] { return t.interrupted(); });
+  }
+  // A signal ends the wait. Untimed waits restart under SA_RESTART (sem_wait, pthread_join...); timed ones
+  // return EINTR to a handler and restart when none runs (Linux uses a restart block for those).
+  if (r != -EINTR) return r;
+  return timeout == 0 ? signals::kERESTARTSYS : signals::kERESTARTNOHAND;
 }
 
 }  // namespace
@@ -53,14 +63,24 @@ SysResult sys_futex(Task& t, uint64_t uaddr, int op, uint32_t val, uint64_t time
     return -ENOSYS;
   if (uaddr & 3) return -EINVAL;
   emu::FutexTable& table = t.proc().futexes();
-  const auto count = [](uint32_t v) { return static_cast<int64_t>(static_cast<int32_t>(v) < 0 ? INT32_MAX : v); };
+  // Without FUTEX_PRIVATE_FLAG on MAP_SHARED memory the other side may be another process: the host's futex.
+  const bool host = !(op & FUTEX_PRIVATE_FLAG) && t.as().is_shared(uaddr);
+  if (host && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET) {
+    const int64_t r = host_futex_other(t, uaddr, op, val, timeout_or_val2, uaddr2, val3);
+    if (r >= 0 && (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET)) table.wake(uaddr, INT32_MAX, ~0u);
+    return r;
+  }
+  const auto count = [](uint32_t v) {
+    return static_cast<int64_t>(static_cast<int32_t>(v) < 0 ? INT32_MAX : v);
+  };
   switch (cmd) {
     case FUTEX_WAIT:
       return futex_wait(t, uaddr, val, FUTEX_BITSET_MATCH_ANY, timeout_or_val2, false,
-                        realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+                        realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, host);
     case FUTEX_WAIT_BITSET:
       if (val3 == 0) return -EINVAL;
-      return futex_wait(t, uaddr, val, val3, timeout_or_val2, true, realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC);
+      return futex_wait(t, uaddr, val, val3, timeout_or_val2, true,
+                        realtime ? CLOCK_REALTIME : CLOCK_MONOTONIC, host);
     case FUTEX_WAKE:
       return table.wake(uaddr, count(val), FUTEX_BITSET_MATCH_ANY);
     case FUTEX_WAKE_BITSET:
@@ -85,7 +105,8 @@ SysResult sys_futex(Task& t, uint64_t uaddr, int op, uint32_t val, uint64_t time
 
 // futex_waitv(2): struct futex_waitv {u64 val; u64 uaddr; u32 flags; u32 reserved}; only 32-bit futexes
 // (FUTEX2_SIZE_U32), optionally FUTEX2_PRIVATE; the timeout is absolute on clockid.
-SysResult sys_futex_waitv(Task& t, uint64_t waiters, uint32_t nr, uint32_t flags, uint64_t timeout, int clockid) {
+SysResult sys_futex_waitv(Task& t, uint64_t waiters, uint32_t nr, uint32_t flags, uint64_t timeout,
+                          int clockid) {
   struct GuestWaitv {
     uint64_t val;
     uint64_t uaddr;
@@ -100,7 +121,8 @@ SysResult sys_futex_waitv(Task& t, uint64_t waiters, uint32_t nr, uint32_t flags
   if (emu::copy_in(t.as(), g.data(), waiters, nr * sizeof(GuestWaitv)) != 0) return -EFAULT;
   std::vector<emu::FutexTable::WaitvEntry> entries(nr);
   for (uint32_t i = 0; i < nr; ++i) {
-    if ((g[i].flags & ~(kSizeU32 | kPrivate)) || (g[i].flags & 3) != kSizeU32 || g[i].reserved) return -EINVAL;
+    if ((g[i].flags & ~(kSizeU32 | kPrivate)) || (g[i].flags & 3) != kSizeU32 || g[i].reserved)
+      return -EINVAL;
     if ((g[i].uaddr & 3) || g[i].val > UINT32_MAX) return -EINVAL;
     entries[i] = {g[i].uaddr, static_cast<uint32_t>(g[i].val)};
   }

@@ -13,7 +13,9 @@
 namespace syscalls {
 
 // brk(2): returns the new break, or the old one when it cannot move (the raw syscall never fails).
-SysResult sys_brk(Task& t, uint64_t addr) { return static_cast<SysResult>(t.as().brk(addr)); }
+SysResult sys_brk(Task& t, uint64_t addr) {
+  return static_cast<SysResult>(t.as().brk(addr));
+}
 
 // mmap(2): anonymous, file-backed private and shared, MAP_FIXED, MAP_FIXED_NOREPLACE, hints, MAP_GROWSDOWN.
 SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset) {
@@ -38,8 +40,12 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
   return t.as().mmap(addr, len, prot, flags, src);
 }
 
-SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) { return t.as().munmap(addr, len); }
-SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot) { return t.as().mprotect(addr, len, prot); }
+SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) {
+  return t.as().munmap(addr, len);
+}
+SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot) {
+  return t.as().mprotect(addr, len, prot);
+}
 SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
                      uint64_t new_addr) {
   return t.as().mremap(old_addr, old_len, new_len, flags, new_addr);
@@ -47,7 +53,9 @@ SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_
 SysResult sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   return t.as().madvise(addr, len, advice);
 }
-SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) { return t.as().msync(addr, len, flags); }
+SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) {
+  return t.as().msync(addr, len, flags);
+}
 
 // mincore(2): residency from the host's view of the same pages.
 SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> vec) {
@@ -81,6 +89,8 @@ SysResult sys_mlockall(Task&, int flags) {
   if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
   return ::mlockall(flags) == 0 ? 0 : -errno;
 }
-SysResult sys_munlockall(Task&) { return ::munlockall() == 0 ? 0 : -errno; }
+SysResult sys_munlockall(Task&) {
+  return ::munlockall() == 0 ? 0 : -errno;
+}
 
 }  // namespace syscalls

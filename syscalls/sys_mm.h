@@ -9,7 +9,8 @@ SysResult sys_brk(Task& t, uint64_t addr);
 SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset);
 SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len);
 SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot);
-SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
+                     uint64_t new_addr);
 SysResult sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice);
 SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags);
 SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> vec);

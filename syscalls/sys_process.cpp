@@ -12,7 +12,9 @@
 namespace syscalls {
 namespace {
 
-int64_t host_ret(long r) { return r < 0 ? -errno : r; }
+int64_t host_ret(long r) {
+  return r < 0 ? -errno : r;
+}
 
 }  // namespace
 
@@ -22,11 +24,19 @@ SysResult sys_exit(Task& t, int status) {
   return kNoReturnValue;
 }
 // exit_group(2): ends every thread with the guest's status.
-SysResult sys_exit_group(Task& t, int status) { t.exit_group(status); }
+SysResult sys_exit_group(Task& t, int status) {
+  t.exit_group(status);
+}
 
-SysResult sys_getpid(Task&) { return ::getpid(); }
-SysResult sys_getppid(Task&) { return ::getppid(); }
-SysResult sys_gettid(Task& t) { return t.tid(); }
+SysResult sys_getpid(Task&) {
+  return ::getpid();
+}
+SysResult sys_getppid(Task&) {
+  return ::getppid();
+}
+SysResult sys_gettid(Task& t) {
+  return t.tid();
+}
 
 SysResult sys_set_tid_address(Task& t, uint64_t tidptr) {
   t.clear_child_tid = tidptr;
@@ -55,10 +65,18 @@ SysResult sys_uname(Task& t, GuestPtr<struct utsname> buf) {
   return buf.write(t.as(), u);
 }
 
-SysResult sys_getuid(Task&) { return ::getuid(); }
-SysResult sys_geteuid(Task&) { return ::geteuid(); }
-SysResult sys_getgid(Task&) { return ::getgid(); }
-SysResult sys_getegid(Task&) { return ::getegid(); }
+SysResult sys_getuid(Task&) {
+  return ::getuid();
+}
+SysResult sys_geteuid(Task&) {
+  return ::geteuid();
+}
+SysResult sys_getgid(Task&) {
+  return ::getgid();
+}
+SysResult sys_getegid(Task&) {
+  return ::getegid();
+}
 
 SysResult sys_getresuid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, GuestPtr<uint32_t> s) {
   uid_t a, b, c;
@@ -76,18 +94,30 @@ SysResult sys_getresgid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, Gue
 
 // Credential changes go straight to the host: raw syscalls change only the calling thread, like the guest's
 // own raw syscalls (glibc's setuid broadcasts to every thread itself, through signals).
-SysResult sys_setuid(Task&, uint32_t uid) { return host_ret(::syscall(SYS_setuid, uid)); }
-SysResult sys_setgid(Task&, uint32_t gid) { return host_ret(::syscall(SYS_setgid, gid)); }
-SysResult sys_setreuid(Task&, uint32_t r, uint32_t e) { return host_ret(::syscall(SYS_setreuid, r, e)); }
-SysResult sys_setregid(Task&, uint32_t r, uint32_t e) { return host_ret(::syscall(SYS_setregid, r, e)); }
+SysResult sys_setuid(Task&, uint32_t uid) {
+  return host_ret(::syscall(SYS_setuid, uid));
+}
+SysResult sys_setgid(Task&, uint32_t gid) {
+  return host_ret(::syscall(SYS_setgid, gid));
+}
+SysResult sys_setreuid(Task&, uint32_t r, uint32_t e) {
+  return host_ret(::syscall(SYS_setreuid, r, e));
+}
+SysResult sys_setregid(Task&, uint32_t r, uint32_t e) {
+  return host_ret(::syscall(SYS_setregid, r, e));
+}
 SysResult sys_setresuid(Task&, uint32_t r, uint32_t e, uint32_t s) {
   return host_ret(::syscall(SYS_setresuid, r, e, s));
 }
 SysResult sys_setresgid(Task&, uint32_t r, uint32_t e, uint32_t s) {
   return host_ret(::syscall(SYS_setresgid, r, e, s));
 }
-SysResult sys_setfsuid(Task&, uint32_t uid) { return ::syscall(SYS_setfsuid, uid); }
-SysResult sys_setfsgid(Task&, uint32_t gid) { return ::syscall(SYS_setfsgid, gid); }
+SysResult sys_setfsuid(Task&, uint32_t uid) {
+  return ::syscall(SYS_setfsuid, uid);
+}
+SysResult sys_setfsgid(Task&, uint32_t gid) {
+  return ::syscall(SYS_setfsgid, gid);
+}
 
 SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list) {
   if (size < 0) return -EINVAL;
@@ -106,10 +136,18 @@ SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
   return host_ret(::syscall(SYS_setgroups, size, g.data()));
 }
 
-SysResult sys_getpgid(Task&, int pid) { return host_ret(::getpgid(pid)); }
-SysResult sys_setpgid(Task&, int pid, int pgid) { return host_ret(::setpgid(pid, pgid)); }
-SysResult sys_getsid(Task&, int pid) { return host_ret(::getsid(pid)); }
-SysResult sys_setsid(Task&) { return host_ret(::setsid()); }
+SysResult sys_getpgid(Task&, int pid) {
+  return host_ret(::getpgid(pid));
+}
+SysResult sys_setpgid(Task&, int pid, int pgid) {
+  return host_ret(::setpgid(pid, pgid));
+}
+SysResult sys_getsid(Task&, int pid) {
+  return host_ret(::getsid(pid));
+}
+SysResult sys_setsid(Task&) {
+  return host_ret(::setsid());
+}
 
 // prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
 // describe the emulator rather than the guest (RLIMIT_AS, RLIMIT_DATA) still go to the host: lowering them
@@ -117,7 +155,8 @@ SysResult sys_setsid(Task&) { return host_ret(::setsid()); }
 SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t> new_limit,
                         GuestPtr<uint64_t> old_limit) {
   if (resource < 0 || resource >= RLIM_NLIMITS) return -EINVAL;
-  struct rlimit nl {}, ol{};
+  struct rlimit nl {
+  }, ol{};
   if (!new_limit.null() && emu::copy_in(t.as(), &nl, new_limit.addr, sizeof nl) != 0) return -EFAULT;
   if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
                 old_limit.null() ? nullptr : &ol) != 0)
@@ -157,15 +196,27 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
       if (::prctl(PR_GET_NAME, name, 0, 0, 0) != 0) return -errno;
       return emu::copy_out(t.as(), a2, name, sizeof name);
     }
-    case PR_GET_PDEATHSIG: case PR_GET_CHILD_SUBREAPER: {
+    case PR_GET_PDEATHSIG:
+    case PR_GET_CHILD_SUBREAPER: {
       int v = 0;
       if (::prctl(option, &v, 0, 0, 0) != 0) return -errno;
       return emu::copy_out(t.as(), a2, &v, sizeof v);
     }
-    case PR_SET_PDEATHSIG: case PR_SET_TIMERSLACK: case PR_GET_TIMERSLACK: case PR_SET_DUMPABLE:
-    case PR_GET_DUMPABLE: case PR_SET_NO_NEW_PRIVS: case PR_GET_NO_NEW_PRIVS: case PR_SET_CHILD_SUBREAPER:
-    case PR_CAPBSET_READ: case PR_GET_KEEPCAPS: case PR_SET_KEEPCAPS: case PR_GET_SECUREBITS:
-    case PR_CAP_AMBIENT: case PR_GET_THP_DISABLE: case PR_SET_THP_DISABLE:
+    case PR_SET_PDEATHSIG:
+    case PR_SET_TIMERSLACK:
+    case PR_GET_TIMERSLACK:
+    case PR_SET_DUMPABLE:
+    case PR_GET_DUMPABLE:
+    case PR_SET_NO_NEW_PRIVS:
+    case PR_GET_NO_NEW_PRIVS:
+    case PR_SET_CHILD_SUBREAPER:
+    case PR_CAPBSET_READ:
+    case PR_GET_KEEPCAPS:
+    case PR_SET_KEEPCAPS:
+    case PR_GET_SECUREBITS:
+    case PR_CAP_AMBIENT:
+    case PR_GET_THP_DISABLE:
+    case PR_SET_THP_DISABLE:
       return host_ret(::prctl(option, a2, a3, a4, a5));
     default:
       // PR_SVE_*, PR_PAC_*, PR_*_TAGGED_ADDR_CTRL, PR_SET_MM, PR_SET_VMA (as without

@@ -19,9 +19,13 @@ namespace {
 
 using signals::ProcessSignals;
 
-bool valid_sig(int sig) { return sig >= 1 && sig <= signals::kNumSignals; }
+bool valid_sig(int sig) {
+  return sig >= 1 && sig <= signals::kNumSignals;
+}
 
-int64_t host_ret(long r) { return r < 0 ? -errno : r; }
+int64_t host_ret(long r) {
+  return r < 0 ? -errno : r;
+}
 
 // Waits with the run lock released until the thread has a deliverable signal or `deadline` passes.
 // Returns false on timeout.
@@ -37,8 +41,8 @@ bool park_until_signal(Task& t, const timespec* deadline) {
 
 // rt_sigaction(2): per-process actions. Unknown flag bits are cleared (as Linux reports unsupported flags),
 // SA_EXPOSE_TAGBITS included: a64run keeps no address tags to expose.
-SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> act, GuestPtr<guest::sigaction> oact,
-                           uint64_t sigsetsize) {
+SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> act,
+                           GuestPtr<guest::sigaction> oact, uint64_t sigsetsize) {
   if (sigsetsize != guest::kSigsetSize || !valid_sig(sig)) return -EINVAL;
   guest::sigaction next{};
   if (!act.null()) {
@@ -57,7 +61,8 @@ SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> ac
       // POSIX: setting a pending signal to be ignored discards it, in every queue.
       if (signals::is_ignored(next, sig)) {
         ps.queued -= std::min(ps.queued, ps.shared.discard(sig));
-        t.proc().for_each_thread([&](emu::Task& th) { ps.queued -= std::min(ps.queued, th.sig().pending.discard(sig)); });
+        t.proc().for_each_thread(
+            [&](emu::Task& th) { ps.queued -= std::min(ps.queued, th.sig().pending.discard(sig)); });
       }
     }
   }
@@ -78,10 +83,17 @@ SysResult sys_rt_sigprocmask(Task& t, int how, GuestPtr<const uint64_t> set, Gue
     old = t.sig().blocked;
     if (!set.null()) {
       switch (how) {
-        case guest::kSIG_BLOCK: signals::set_blocked_locked(t, old | want); break;
-        case guest::kSIG_UNBLOCK: signals::set_blocked_locked(t, old & ~want); break;
-        case guest::kSIG_SETMASK: signals::set_blocked_locked(t, want); break;
-        default: return -EINVAL;
+        case guest::kSIG_BLOCK:
+          signals::set_blocked_locked(t, old | want);
+          break;
+        case guest::kSIG_UNBLOCK:
+          signals::set_blocked_locked(t, old & ~want);
+          break;
+        case guest::kSIG_SETMASK:
+          signals::set_blocked_locked(t, want);
+          break;
+        default:
+          return -EINVAL;
       }
     }
   }
@@ -220,7 +232,8 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   return signals::send_to_thread(*target, si);
 }
 
-SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info, uint32_t flags) {
+SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,
+                                uint32_t flags) {
   if (flags != 0 || sig < 0 || sig > signals::kNumSignals) return -EINVAL;
   if (is_reserved_fd(pidfd)) return -EBADF;
   guest::siginfo si{};
@@ -234,7 +247,8 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
     while (fgets(line, sizeof line, f)) sscanf(line, "Pid: %d", &target);
     fclose(f);
   }
-  if (target != ::getpid()) return host_ret(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
+  if (target != ::getpid())
+    return host_ret(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
   if (sig == 0) return 0;
   if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
   si.si_signo = sig;
@@ -244,7 +258,8 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {
   guest::stack_t& cur = t.sig().altstack;
   const uint64_t sp = t.cpu().sp();
-  const bool on_stack = !(cur.ss_flags & guest::kSS_DISABLE) && sp > cur.ss_sp && sp - cur.ss_sp <= cur.ss_size;
+  const bool on_stack =
+      !(cur.ss_flags & guest::kSS_DISABLE) && sp > cur.ss_sp && sp - cur.ss_sp <= cur.ss_size;
   guest::stack_t report = cur;
   if ((cur.ss_flags & guest::kSS_DISABLE) || cur.ss_size == 0) {
     report = {0, guest::kSS_DISABLE, 0, 0};

@@ -7,8 +7,8 @@
 
 namespace syscalls {
 
-SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> act, GuestPtr<guest::sigaction> oact,
-                           uint64_t sigsetsize);
+SysResult sys_rt_sigaction(Task& t, int sig, GuestPtr<const guest::sigaction> act,
+                           GuestPtr<guest::sigaction> oact, uint64_t sigsetsize);
 SysResult sys_rt_sigprocmask(Task& t, int how, GuestPtr<const uint64_t> set, GuestPtr<uint64_t> oset,
                              uint64_t sigsetsize);
 SysResult sys_rt_sigpending(Task& t, GuestPtr<uint64_t> set, uint64_t sigsetsize);
@@ -20,7 +20,8 @@ SysResult sys_tkill(Task& t, int tid, int sig);
 SysResult sys_tgkill(Task& t, int tgid, int tid, int sig);
 SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::siginfo> info);
 SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<const guest::siginfo> info);
-SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info, uint32_t flags);
+SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,
+                                uint32_t flags);
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old);
 SysResult sys_rt_sigreturn(Task& t);
 SysResult sys_restart_syscall(Task& t);

@@ -2,8 +2,8 @@
 // are host processes made by fork, or by a host CLONE_VM|CLONE_VFORK clone that shares the guest's memory.
 #include "syscalls/sys_thread.h"
 
-#include <pthread.h>
 #include <linux/sched.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>

@@ -18,9 +18,7 @@
 #include "syscalls/host_call.h"
 
 namespace syscalls {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 // clock_gettime(2): the host's clock through its vDSO; an unknown clock is EINVAL before the pointer is used.
 SysResult sys_clock_gettime(Task& t, int32_t clockid, GuestPtr<guest::timespec> tp) {
@@ -130,8 +128,10 @@ SysResult sys_clock_nanosleep(Task& t, int32_t clockid, int32_t flags, GuestPtr<
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
     const ::timespec h = guest::to_host(g);
     ::timespec left{};
-    const int64_t r = guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &h, absolute ? nullptr : &left));
-    if (r == -EINTR && !absolute && !rem.null() && rem.write(t.as(), guest::to_guest(left)) != 0) return -EFAULT;
+    const int64_t r =
+        guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &h, absolute ? nullptr : &left));
+    if (r == -EINTR && !absolute && !rem.null() && rem.write(t.as(), guest::to_guest(left)) != 0)
+      return -EFAULT;
     return r;
   }
   if (absolute) {

@@ -14,7 +14,8 @@ namespace syscalls {
 namespace {
 
 constexpr int kWaitOptions = WNOHANG | WUNTRACED | WCONTINUED | __WNOTHREAD | __WCLONE | __WALL;
-constexpr int kWaitidOptions = WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WCLONE | __WALL;
+constexpr int kWaitidOptions =
+    WNOHANG | WSTOPPED | WEXITED | WCONTINUED | WNOWAIT | __WNOTHREAD | __WCLONE | __WALL;
 
 // Runs `poll` (a WNOHANG wait) until it reports a child or an error, parking between tries. Host SIGCHLD
 // wakes the parked waiters (the intake thread), a guest signal ends the wait with ERESTARTSYS.

@@ -5,7 +5,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static uint64_t fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+static uint64_t fib(unsigned n) {
+  return n < 2 ? n : fib(n - 1) + fib(n - 2);
+}
 
 static unsigned count_primes_below(unsigned limit) {
   static unsigned char composite[100000];

@@ -21,7 +21,8 @@
 int main(void) {
   // Bad pointers: a tiny address, an unmapped page, and a page we can read but not write.
   void* const tiny[] = {(void*)1, (void*)8};
-  // `ro` is mapped before `gone` is unmapped: Linux (and a64run) may reuse a freed range for the next mapping.
+  // `ro` is mapped before `gone` is unmapped: Linux (and a64run) may reuse a freed range for the next
+  // mapping.
   char* ro = mmap(NULL, kPage, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   char* gone = mmap(NULL, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(gone != MAP_FAILED);

@@ -10,7 +10,9 @@
 
 extern char end[];  // the end of the program's bss (the linker defines it)
 
-static uintptr_t raw_brk(uintptr_t addr) { return (uintptr_t)syscall(SYS_brk, addr); }
+static uintptr_t raw_brk(uintptr_t addr) {
+  return (uintptr_t)syscall(SYS_brk, addr);
+}
 
 static int all_zero(const char* p, size_t n) {
   for (size_t i = 0; i < n; i++) {

@@ -45,9 +45,15 @@ static void expect_death(const char* what, void (*fn)(void*), void* arg, int sig
   }
 }
 
-static void read_byte(void* p) { (void)*(volatile char*)p; }
-static void write_byte(void* p) { *(volatile char*)p = 1; }
-static void call_code(void* p) { ((void (*)(void))p)(); }
+static void read_byte(void* p) {
+  (void)*(volatile char*)p;
+}
+static void write_byte(void* p) {
+  *(volatile char*)p = 1;
+}
+static void call_code(void* p) {
+  ((void (*)(void))p)();
+}
 
 static char* map_anon(size_t size, int prot) {
   char* p = mmap(NULL, size, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

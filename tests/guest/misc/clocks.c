@@ -9,7 +9,9 @@
 
 #include "check.h"
 
-static int64_t ns_of(struct timespec ts) { return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec; }
+static int64_t ns_of(struct timespec ts) {
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int64_t now_ns(clockid_t clock) {
   struct timespec ts;

@@ -10,7 +10,9 @@
 
 // Must match ARGS of process/args_env in CMakeLists.txt.
 static const char* const kExpectedArgs[] = {
-    "one", "two words", "  spaced  ", "quote\"d", "$dollar", "üñíçødé", "--flag=value",
+    "one",          "two words", "  spaced  ",
+    "quote\"d",     "$dollar",   "\xc3\xbc\xc3\xb1\xc3\xad\xc3\xa7\xc3\xb8\x64\xc3\xa9",
+    "--flag=value",
 };
 #define kExpectedArgc ((int)(sizeof(kExpectedArgs) / sizeof(kExpectedArgs[0])) + 1)
 

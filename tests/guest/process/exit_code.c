@@ -6,7 +6,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static void at_exit_handler(void) { puts("exit_code: atexit handler ran"); }
+static void at_exit_handler(void) {
+  puts("exit_code: atexit handler ran");
+}
 
 int main(int argc, char** argv) {
   if (argc != 3) {

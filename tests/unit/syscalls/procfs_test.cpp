@@ -25,10 +25,9 @@ TEST(ProcfsTest, ExeUnderEveryNameOfTheGuest) {
 }
 
 TEST(ProcfsTest, OtherProcessesAndOtherPathsAreTheHosts) {
-  for (const char* p :
-       {"/proc/1/exe", "/proc/self", "/proc/self/exe/x", "/proc/self/../self/exe", "proc/self/exe",
-        "self/exe", "/proc/selfish/exe", "/proc/+100/exe", "/proc/self/fd",
-        "/tmp/proc/self/exe", "/proc/thread-self/task/101/exe", ""}) {
+  for (const char* p : {"/proc/1/exe", "/proc/self", "/proc/self/exe/x", "/proc/self/../self/exe",
+                        "proc/self/exe", "self/exe", "/proc/selfish/exe", "/proc/+100/exe", "/proc/self/fd",
+                        "/tmp/proc/self/exe", "/proc/thread-self/task/101/exe", ""}) {
     EXPECT_EQ(classify(p).node, ProcNode::kNone) << p;
   }
 }

@@ -460,7 +460,8 @@ void AddressSpace::merge_around_locked(uint64_t addr) {
 bool AddressSpace::is_shared(uint64_t addr) const {
   std::shared_lock lk(mu_);
   auto it = vmas_.upper_bound(addr);
-  return it != vmas_.begin() && std::prev(it)->second.end > addr && (std::prev(it)->second.flags & kVmaShared);
+  return it != vmas_.begin() && std::prev(it)->second.end > addr &&
+         (std::prev(it)->second.flags & kVmaShared);
 }
 
 bool AddressSpace::grow_down_locked(uint64_t addr) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <memory>
+#include <new>
 
 #include "emu/guest_mem.h"
 
@@ -226,18 +227,12 @@ int64_t FutexTable::waitv(AddressSpace& as, signals::Park& park, const WaitvEntr
   }
 }
 
-void FutexTable::lock_all() {
-  for (Bucket& b : buckets_) b.mu.lock();
-}
-
-void FutexTable::unlock_all() {
-  for (Bucket& b : buckets_) b.mu.unlock();
-}
-
 void FutexTable::reset_after_fork() {
+  // Another thread may have held a bucket, mid-update, at the fork: its lock and list are made anew rather
+  // than unlocked or walked (the few nodes left behind are the parent's). Their waiters are not here.
   for (Bucket& b : buckets_) {
-    b.waiters.clear();
-    b.mu.unlock();
+    new (&b.mu) std::mutex();
+    new (&b.waiters) std::list<FutexWaiter*>();
   }
 }
 

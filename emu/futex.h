@@ -54,10 +54,7 @@ class FutexTable {
   int64_t waitv(AddressSpace& as, signals::Park& park, const WaitvEntry* entries, int count,
                 const timespec* deadline, clockid_t clock, const InterruptCheck& interrupted);
 
-  // fork support: all bucket locks held across the host fork; the child drops every waiter (their threads
-  // do not exist there).
-  void lock_all();
-  void unlock_all();
+  // fork support: the child drops every waiter (their threads do not exist there).
   void reset_after_fork();
 
  private:

@@ -107,18 +107,17 @@ void Process::release_all_robust_futexes() {
 }
 
 void Process::prepare_fork() {
+  // Lock order: sig_lock, threads_mu_, the address space, the run lock's internal mutex.
   signals_.sig_lock.lock();
-  futexes_.lock_all();
-  as_->lock().lock();
   threads_mu_.lock();
+  as_->lock().lock();
   run_lock_.lock_internal();
 }
 
 void Process::after_fork_parent() {
   run_lock_.unlock_internal();
-  threads_mu_.unlock();
   as_->lock().unlock();
-  futexes_.unlock_all();
+  threads_mu_.unlock();
   signals_.sig_lock.unlock();
 }
 

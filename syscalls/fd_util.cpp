@@ -48,9 +48,15 @@ namespace {
 std::atomic<int> g_reserved_tid{0};
 }  // namespace
 
-void reserve_tid(int tid) { g_reserved_tid.store(tid); }
-bool is_reserved_tid(int tid) { return tid != 0 && g_reserved_tid.load() == tid; }
-int reserved_tid_count() { return g_reserved_tid.load() != 0 ? 1 : 0; }
+void reserve_tid(int tid) {
+  g_reserved_tid.store(tid);
+}
+bool is_reserved_tid(int tid) {
+  return tid != 0 && g_reserved_tid.load() == tid;
+}
+int reserved_tid_count() {
+  return g_reserved_tid.load() != 0 ? 1 : 0;
+}
 
 std::string fd_path(int fd) {
   char link[64];

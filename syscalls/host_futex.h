@@ -3,8 +3,8 @@
 // the thread's park word together, so a signal still ends them at once.
 #pragma once
 
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 
 #include "syscalls/dispatch.h"
 

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "syscalls/abi/errno.h"
-#include "syscalls/fd_util.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
 

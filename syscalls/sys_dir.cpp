@@ -80,10 +80,14 @@ size_t filter_dirents(std::span<uint8_t> buf, bool (*hide)(int)) {
   return out;
 }
 
-bool hide_reserved_tid(int tid) { return is_reserved_tid(tid); }
+bool hide_reserved_tid(int tid) {
+  return is_reserved_tid(tid);
+}
 
 // /proc/<own pid>/task: lists the emulator's own threads too.
-bool is_proc_task_dir(std::string_view path, int pid) { return path == "/proc/" + std::to_string(pid) + "/task"; }
+bool is_proc_task_dir(std::string_view path, int pid) {
+  return path == "/proc/" + std::to_string(pid) + "/task";
+}
 
 bool is_proc_fd_dir(std::string_view path, int pid) {
   const std::string own = "/proc/" + std::to_string(pid) + "/";

@@ -42,7 +42,8 @@ int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint6
   int64_t r;
   {
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock, [&t] { return t.interrupted(); });
+    r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock,
+                                [&t] { return t.interrupted(); });
   }
   // A signal ends the wait. Untimed waits restart under SA_RESTART (sem_wait, pthread_join...); timed ones
   // return EINTR to a handler and restart when none runs (Linux uses a restart block for those).

@@ -30,8 +30,12 @@ std::vector<int> host_cmsg_types(std::vector<uint8_t>& chain) {
 namespace guest {
 namespace {
 
-bool any_fd(int) { return true; }
-bool not_99(int fd) { return fd != 99; }
+bool any_fd(int) {
+  return true;
+}
+bool not_99(int fd) {
+  return fd != 99;
+}
 
 // Appends one guest control message to buf.
 void put(std::vector<uint8_t>& buf, int32_t level, int32_t type, const void* data, uint64_t len) {
@@ -125,7 +129,8 @@ TEST(CmsgTest, RoundTripThroughHostSocketpair) {
   m.msg_controllen = rh.size();
   ASSERT_EQ(::recvmsg(sv[1], &m, MSG_CMSG_CLOEXEC), 1);
   std::vector<uint8_t> rg(m.msg_controllen);
-  ASSERT_EQ(cmsgs_to_guest(std::span<const uint8_t>(rh.data(), m.msg_controllen), rg), cmsg_space(sizeof(int)));
+  ASSERT_EQ(cmsgs_to_guest(std::span<const uint8_t>(rh.data(), m.msg_controllen), rg),
+            cmsg_space(sizeof(int)));
   cmsghdr got;
   std::memcpy(&got, rg.data(), sizeof got);
   EXPECT_EQ(got.cmsg_level, kSOL_SOCKET);

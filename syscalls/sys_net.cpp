@@ -1,0 +1,268 @@
+// This file implements socket set-up on host sockets: creation, addresses, listen/accept/connect with
+// interruptible waits, options (rebuilding the ones that carry guest pointers), shutdown, and the wait and
+// address helpers the data calls of sys_net_msg.cpp share.
+#include "syscalls/sys_net.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+
+#include "emu/task.h"
+#include "signals/fd_wait.h"
+#include "signals/signals.h"
+#include "syscalls/abi/errno.h"
+#include "syscalls/abi/sockopt.h"
+#include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
+#include "syscalls/sys_poll.h"
+
+namespace syscalls {
+namespace {
+
+using guest::from_host;
+
+// A blocking accept first waits, interruptibly, for a pending connection. Only a listening socket waits: on
+// anything else accept fails at once. Another thread or process may take the connection between the wait and
+// the host accept, which then blocks in the host (a wait that a guest signal does not end).
+int64_t accept_wait(Task& t, int fd) {
+  if (sock_blocking(fd, 0) <= 0) return 0;
+  ::pollfd p{fd, POLLIN, 0};
+  if (::poll(&p, 1, 0) != 0) return 0;
+  int listening = 0;
+  socklen_t len = sizeof listening;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) return 0;
+  return SockWait(t, fd, POLLIN).wait();
+}
+
+// A blocking connect. The attempt runs with O_NONBLOCK so that the wait for the handshake is interruptible;
+// O_NONBLOCK belongs to the open file, so anything sharing it sees the flag for the length of that one host
+// call. A signal then leaves the handshake running, as on Linux: a restarted connect finds it in progress
+// (EALREADY) and waits again. AF_UNIX refuses a non-blocking connect to a full backlog with EAGAIN; that case
+// blocks in the host, where the listener's accept ends it.
+int64_t blocking_connect(Task& t, int fd, int flags, const ::sockaddr* sa, int len) {
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  const int r = ::connect(fd, sa, static_cast<socklen_t>(len));
+  const int err = errno;
+  ::fcntl(fd, F_SETFL, flags);
+  if (r == 0) return 0;
+  if (err == EAGAIN) {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    return from_host(::connect(fd, sa, static_cast<socklen_t>(len)));
+  }
+  if (err != EINPROGRESS && err != EALREADY) return -err;
+  // SO_SNDTIMEO bounds a blocking connect; when it passes the connect reports EINPROGRESS.
+  if (const int64_t w = SockWait(t, fd, POLLOUT).wait(); w != 0) return w == -EAGAIN ? -EINPROGRESS : w;
+  int so_error = 0;
+  socklen_t so_len = sizeof so_error;
+  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &so_len) != 0) return guest::neg_errno();
+  return -so_error;
+}
+
+// getsockname/getpeername: the host fills a full sockaddr_storage, then move_addr_to_user.
+template <typename Call>
+SysResult get_name(Task& t, int fd, uint64_t addr, uint64_t addrlen, Call call) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  ::sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (call(fd, reinterpret_cast<::sockaddr*>(&ss), &len) != 0) return guest::neg_errno();
+  return sockaddr_out(t, ss, len, addr, addrlen);
+}
+
+// SO_ATTACH_FILTER and SO_ATTACH_REUSEPORT_CBPF: struct sock_fprog points at the program, so the value is
+// rebuilt with a host pointer to the guest's instructions. A wrong optlen reaches the host, which refuses it.
+SysResult set_filter(Task& t, int fd, int optname, uint64_t optval, int optlen) {
+  ::sock_fprog h{};
+  const void* value = &h;
+  guest::sock_fprog g{};
+  if (optlen >= static_cast<int>(sizeof g)) {
+    if (emu::copy_in(t.as(), &g, optval, sizeof g) != 0) {
+      value = kHostFaultAddr;
+    } else {
+      void* prog = host_buf(t, g.filter, uint64_t{g.len} * sizeof(guest::sock_filter), PROT_READ);
+      h = guest::to_host(g, static_cast<::sock_filter*>(prog));
+    }
+  }
+  return from_host(::setsockopt(fd, SOL_SOCKET, optname, value, static_cast<socklen_t>(optlen)));
+}
+
+}  // namespace
+
+int64_t SockWait::wait() {
+  if (!loaded_) {
+    loaded_ = true;
+    ::timeval tv{};
+    socklen_t len = sizeof tv;
+    const int opt = (events_ & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
+    if (::getsockopt(fd_, SOL_SOCKET, opt, &tv, &len) == 0 && (tv.tv_sec != 0 || tv.tv_usec != 0)) {
+      has_timeout_ = true;
+      deadline_ = Timeout::after(timespec{tv.tv_sec, tv.tv_usec * 1000}).deadline;
+    }
+  }
+  ::pollfd p{fd_, events_, 0};
+  const int64_t r = signals::poll_interruptible(t_, &p, 1, has_timeout_ ? &deadline_ : nullptr);
+  if (r == -EINTR) return has_timeout_ ? -EINTR : signals::kERESTARTSYS;
+  if (r == 0) return -EAGAIN;
+  return r < 0 ? r : 0;
+}
+
+int64_t sock_blocking(int fd, uint32_t msg_flags) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0) return guest::neg_errno();
+  return !(msg_flags & guest::kMSG_DONTWAIT) && !(fl & O_NONBLOCK) ? 1 : 0;
+}
+
+void* host_buf(Task& t, uint64_t addr, uint64_t len, int prot) {
+  if (addr == 0) return nullptr;
+  uint8_t* p = emu::host_range(t.as(), addr, len, prot);
+  return p != nullptr ? p : kHostFaultAddr;
+}
+
+const ::sockaddr* sockaddr_for_host(Task& t, uint64_t addr, int64_t len, ::sockaddr_storage* buf) {
+  if (addr == 0) return nullptr;
+  *buf = {};
+  const uint64_t n = static_cast<uint64_t>(std::clamp<int64_t>(len, 0, sizeof *buf));
+  if (emu::copy_in(t.as(), buf, addr, n) != 0) return static_cast<const ::sockaddr*>(kHostFaultAddr);
+  return reinterpret_cast<const ::sockaddr*>(buf);
+}
+
+int64_t sockaddr_out(Task& t, const ::sockaddr_storage& addr, uint32_t klen, uint64_t uaddr, uint64_t ulen) {
+  int32_t len = 0;
+  if (emu::copy_in(t.as(), &len, ulen, sizeof len) != 0) return -EFAULT;
+  if (len > static_cast<int32_t>(klen)) len = static_cast<int32_t>(klen);
+  if (len < 0) return -EINVAL;
+  if (len > 0 && emu::copy_out(t.as(), uaddr, &addr, static_cast<size_t>(len)) != 0) return -EFAULT;
+  const auto full = static_cast<int32_t>(klen);
+  return emu::copy_out(t.as(), ulen, &full, sizeof full) != 0 ? -EFAULT : 0;
+}
+
+SysResult sys_socket(Task&, int domain, int type, int protocol) {
+  return from_host(::socket(domain, type, protocol));
+}
+
+SysResult sys_socketpair(Task& t, int domain, int type, int protocol, GuestPtr<int32_t> sv) {
+  int fds[2];
+  if (::socketpair(domain, type, protocol, fds) != 0) return guest::neg_errno();
+  const int32_t out[2] = {fds[0], fds[1]};
+  if (emu::copy_out(t.as(), sv.addr, out, sizeof out) != 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return -EFAULT;
+  }
+  return 0;
+}
+
+SysResult sys_bind(Task& t, int fd, GuestPtr<const uint8_t> addr, int addrlen) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  ::sockaddr_storage ss;
+  const ::sockaddr* sa = sockaddr_for_host(t, addr.addr, addrlen, &ss);
+  return from_host(::bind(fd, sa, static_cast<socklen_t>(addrlen)));
+}
+
+SysResult sys_listen(Task&, int fd, int backlog) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return from_host(::listen(fd, backlog));
+}
+
+SysResult sys_accept(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
+  return sys_accept4(t, fd, addr, addrlen, 0);
+}
+
+// accept4(2): the peer's address is written after the connection is taken; if that faults, the new socket is
+// closed and the connection lost, as on Linux.
+SysResult sys_accept4(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen, int flags) {
+  if (flags & ~(guest::kSOCK_CLOEXEC | guest::kSOCK_NONBLOCK)) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  if (const int64_t w = accept_wait(t, fd); w != 0) return w;
+  ::sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  int nfd;
+  {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    nfd = ::accept4(fd, addr.null() ? nullptr : reinterpret_cast<::sockaddr*>(&ss),
+                    addr.null() ? nullptr : &len, flags);
+  }
+  if (nfd < 0) return guest::neg_errno();
+  if (!addr.null()) {
+    if (const int64_t e = sockaddr_out(t, ss, len, addr.addr, addrlen.addr); e != 0) {
+      ::close(nfd);
+      return e;
+    }
+  }
+  return nfd;
+}
+
+SysResult sys_connect(Task& t, int fd, GuestPtr<const uint8_t> addr, int addrlen) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  ::sockaddr_storage ss;
+  const ::sockaddr* sa = sockaddr_for_host(t, addr.addr, addrlen, &ss);
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl < 0) return guest::neg_errno();
+  if (fl & O_NONBLOCK) return from_host(::connect(fd, sa, static_cast<socklen_t>(addrlen)));
+  return blocking_connect(t, fd, fl, sa, addrlen);
+}
+
+SysResult sys_getsockname(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
+  return get_name(t, fd, addr.addr, addrlen.addr, ::getsockname);
+}
+
+SysResult sys_getpeername(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
+  return get_name(t, fd, addr.addr, addrlen.addr, ::getpeername);
+}
+
+// setsockopt(2): option values are the same bytes on arm64 and x86-64 (ints, struct linger, timevals,
+// ip_mreqn...), so the guest's buffer goes to the host as is, except programs (set_filter).
+SysResult sys_setsockopt(Task& t, int fd, int level, int optname, GuestPtr<const uint8_t> optval,
+                         int optlen) {
+  if (optlen < 0) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  if (level == guest::kSOL_SOCKET &&
+      (optname == guest::kSO_ATTACH_FILTER || optname == guest::kSO_ATTACH_REUSEPORT_CBPF)) {
+    return set_filter(t, fd, optname, optval.addr, optlen);
+  }
+  const void* value = host_buf(t, optval.addr, static_cast<uint64_t>(optlen), PROT_READ);
+  return from_host(::setsockopt(fd, level, optname, value, static_cast<socklen_t>(optlen)));
+}
+
+// getsockopt(2): values up to kBounce bytes come back through a host buffer and only the bytes the host
+// wrote are copied out, so that, as on Linux, a length larger than the guest's mapped buffer is fine when
+// the value is short. Larger values (netfilter tables) are written by the host straight into guest memory.
+SysResult sys_getsockopt(Task& t, int fd, int level, int optname, GuestPtr<uint8_t> optval,
+                         GuestPtr<int32_t> optlen) {
+  constexpr int32_t kBounce = 4096;
+  if (is_reserved_fd(fd)) return -EBADF;
+  int32_t len = 0;
+  socklen_t host_len = 0;
+  socklen_t* len_ptr = &host_len;
+  if (optlen.read(t.as(), &len) != 0) {
+    len_ptr = static_cast<socklen_t*>(kHostFaultAddr);
+  } else {
+    host_len = static_cast<socklen_t>(len);
+  }
+  std::array<uint8_t, kBounce> bounce{};
+  const bool bounced = !optval.null() && len >= 0 && len <= kBounce;
+  void* value =
+      bounced ? bounce.data() : host_buf(t, optval.addr, static_cast<uint64_t>(std::max(len, 0)), PROT_WRITE);
+  if (::getsockopt(fd, level, optname, value, len_ptr) != 0) {
+    // SO_PEERSEC and SO_PEERGROUPS answer a short buffer with ERANGE and the length they need.
+    const int64_t err = guest::neg_errno();
+    if (err == -ERANGE && len_ptr == &host_len) (void)optlen.write(t.as(), static_cast<int32_t>(host_len));
+    return err;
+  }
+  if (bounced &&
+      emu::copy_out(t.as(), optval.addr, bounce.data(), std::min<socklen_t>(host_len, kBounce)) != 0) {
+    return -EFAULT;
+  }
+  return optlen.write(t.as(), static_cast<int32_t>(host_len)) != 0 ? -EFAULT : 0;
+}
+
+SysResult sys_shutdown(Task&, int fd, int how) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return from_host(::shutdown(fd, how));
+}
+
+}  // namespace syscalls

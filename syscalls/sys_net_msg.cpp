@@ -1,0 +1,361 @@
+// This file implements socket data transfer (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg): guest
+// msghdrs become host msghdrs whose iovecs point into guest memory, control messages are converted header by
+// header, and a blocking call moves data with MSG_DONTWAIT host calls between interruptible waits, so that it
+// never sleeps in the host where a guest signal could not end it.
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <span>
+#include <vector>
+
+#include "emu/task.h"
+#include "signals/signals.h"
+#include "syscalls/abi/cmsg.h"
+#include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
+#include "syscalls/sys_file.h"
+#include "syscalls/sys_net.h"
+#include "syscalls/sys_poll.h"
+
+namespace syscalls {
+namespace {
+
+using guest::from_host;
+
+// linux/socket.h: set only by the kernel's compat entry points; native callers get EINVAL.
+constexpr uint32_t kMsgCmsgCompat = 0x80000000;
+// Control buffers are copied through the emulator; Linux caps a sent one at optmem_max (ENOBUFS), far below
+// this, and a received one needs a few hundred bytes (SCM_MAX_FD = 253 fds).
+constexpr uint64_t kMaxControl = 1 << 20;
+
+bool fd_ok_for_guest(int fd) {
+  return !is_reserved_fd(fd);
+}
+
+// A guest message as a host msghdr: iovecs into guest memory, the name and control data in local buffers.
+class HostMsg {
+ public:
+  HostMsg() = default;
+  HostMsg(const HostMsg&) = delete;
+  HostMsg& operator=(const HostMsg&) = delete;
+
+  // copy_msghdr_from_user and, for a send, the control data. Returns 0 or -errno.
+  int64_t import(Task& t, const guest::msghdr& g, bool sending);
+  // ____sys_recvmsg's copy-out: the sender's address, msg_flags, and the control data with its length.
+  int64_t export_recv(Task& t, uint64_t msg_addr, const guest::msghdr& g);
+  uint64_t total() const { return total_; }
+
+  ::msghdr msg{};
+
+ private:
+  ::sockaddr_storage name_{};
+  HostIovecs iov_;
+  std::vector<uint8_t> control_;
+  uint64_t total_ = 0;
+};
+
+int64_t HostMsg::import(Task& t, const guest::msghdr& g, bool sending) {
+  int32_t namelen = g.msg_name == 0 ? 0 : static_cast<int32_t>(g.msg_namelen);
+  if (namelen < 0) return -EINVAL;
+  namelen = std::min<int32_t>(namelen, sizeof name_);
+  if (g.msg_name != 0 && namelen > 0) {
+    if (sending && emu::copy_in(t.as(), &name_, g.msg_name, static_cast<size_t>(namelen)) != 0)
+      return -EFAULT;
+    msg.msg_name = &name_;
+    msg.msg_namelen = sending ? static_cast<socklen_t>(namelen) : sizeof name_;
+  }
+  if (g.msg_iovlen > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EMSGSIZE;
+  const int prot = sending ? PROT_READ : PROT_WRITE;
+  if (const int64_t e = iov_.import(t.as(), g.msg_iov, g.msg_iovlen, prot); e != 0) return e;
+  msg.msg_iov = const_cast<::iovec*>(iov_.data());
+  msg.msg_iovlen = static_cast<size_t>(iov_.count());
+  for (int i = 0; i < iov_.count(); ++i) total_ += iov_.data()[i].iov_len;
+  if (g.msg_controllen == 0) return 0;
+  if (sending && g.msg_controllen > std::min<uint64_t>(INT_MAX, kMaxControl)) return -ENOBUFS;
+  control_.resize(std::min(g.msg_controllen, kMaxControl));
+  msg.msg_control = g.msg_control == 0 && !sending ? nullptr : control_.data();
+  msg.msg_controllen = control_.size();
+  if (!sending) return 0;
+  std::vector<uint8_t> raw(control_.size());
+  if (emu::copy_in(t.as(), raw.data(), g.msg_control, raw.size()) != 0) return -EFAULT;
+  return guest::cmsgs_to_host(raw, control_, fd_ok_for_guest);
+}
+
+int64_t HostMsg::export_recv(Task& t, uint64_t msg_addr, const guest::msghdr& g) {
+  if (g.msg_name != 0) {
+    const uint64_t ulen = msg_addr + offsetof(guest::msghdr, msg_namelen);
+    if (const int64_t e = sockaddr_out(t, name_, msg.msg_name ? msg.msg_namelen : 0, g.msg_name, ulen);
+        e != 0) {
+      return e;
+    }
+  }
+  const uint32_t flags = static_cast<uint32_t>(msg.msg_flags) & ~kMsgCmsgCompat;
+  if (emu::copy_out(t.as(), msg_addr + offsetof(guest::msghdr, msg_flags), &flags, sizeof flags) != 0)
+    return -EFAULT;
+  const uint64_t used = msg.msg_control != nullptr ? msg.msg_controllen : 0;
+  if (used > 0) {
+    std::vector<uint8_t> out(used);
+    guest::cmsgs_to_guest(std::span<const uint8_t>(control_.data(), used), out);
+    if (emu::copy_out(t.as(), g.msg_control, out.data(), out.size()) != 0) return -EFAULT;
+  }
+  const uint64_t at = msg_addr + offsetof(guest::msghdr, msg_controllen);
+  return emu::copy_out(t.as(), at, &used, sizeof used) != 0 ? -EFAULT : 0;
+}
+
+// One send or receive with Linux's blocking rules. A call on a blocking socket tries with MSG_DONTWAIT and
+// waits (SockWait: interruptible, SO_RCVTIMEO/SO_SNDTIMEO) while the host says EAGAIN. On a stream socket a
+// blocking send goes on until everything is sent, and a MSG_WAITALL receive until the buffer is full, as
+// tcp_sendmsg and tcp_recvmsg do; a signal or timeout then returns the partial count. A datagram send that
+// would block waits for POLLOUT and then blocks in the host: poll cannot see a full receiver of an
+// unconnected AF_UNIX datagram socket, and retrying would spin.
+class Transfer {
+ public:
+  Transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending, uint64_t total)
+      : t_(t),
+        fd_(fd),
+        m_(m),
+        flags_(flags),
+        sending_(sending),
+        total_(total),
+        wait_(t, fd, sending ? POLLOUT : POLLIN) {}
+  int64_t run();
+
+ private:
+  int64_t once(uint32_t flags) {
+    emu::RunLockReleaser unlocked(t_.proc().run_lock(), &t_.cpu());
+    return from_host(sending_ ? ::sendmsg(fd_, &m_, static_cast<int>(flags))
+                              : ::recvmsg(fd_, &m_, static_cast<int>(flags)));
+  }
+  bool stream();
+  bool wants_more(int64_t n) const;
+  void advance(uint64_t n);
+  int64_t partial_or(int64_t err);
+
+  Task& t_;
+  int fd_;
+  ::msghdr& m_;
+  uint32_t flags_;
+  bool sending_;
+  uint64_t total_;
+  uint64_t done_ = 0;
+  int stream_ = -1;
+  SockWait wait_;
+  std::vector<::iovec> iov_;  // the remaining iovecs once a partial transfer advanced them
+  bool advanced_ = false;
+  ::msghdr first_{};  // a receive's name, control and flags as its first chunk left them
+};
+
+bool Transfer::stream() {
+  if (stream_ < 0) {
+    int type = 0;
+    socklen_t len = sizeof type;
+    stream_ = ::getsockopt(fd_, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+  }
+  return stream_ == 1;
+}
+
+bool Transfer::wants_more(int64_t n) const {
+  if (done_ >= total_) return false;
+  if (sending_) return true;
+  return n > 0 && (flags_ & guest::kMSG_WAITALL) && !(flags_ & guest::kMSG_PEEK);
+}
+
+// Drops n sent or received bytes from the front; later chunks carry no name or control data.
+void Transfer::advance(uint64_t n) {
+  if (!advanced_) {
+    advanced_ = true;
+    first_ = m_;
+    iov_.assign(m_.msg_iov, m_.msg_iov + m_.msg_iovlen);
+    m_.msg_name = nullptr;
+    m_.msg_namelen = 0;
+    m_.msg_control = nullptr;
+    m_.msg_controllen = 0;
+  }
+  auto it = iov_.begin();
+  while (it != iov_.end() && n >= it->iov_len) n -= (it++)->iov_len;
+  iov_.erase(iov_.begin(), it);
+  if (!iov_.empty()) {
+    iov_.front().iov_base = static_cast<uint8_t*>(iov_.front().iov_base) + n;
+    iov_.front().iov_len -= n;
+  }
+  m_.msg_iov = iov_.data();
+  m_.msg_iovlen = iov_.size();
+}
+
+// What the call returns once it stops: bytes already moved win over the error or signal that stopped it.
+int64_t Transfer::partial_or(int64_t err) {
+  if (done_ == 0) return err;
+  if (advanced_) {
+    m_.msg_name = first_.msg_name;
+    m_.msg_namelen = first_.msg_namelen;
+    m_.msg_control = first_.msg_control;
+    m_.msg_controllen = first_.msg_controllen;
+    m_.msg_flags = first_.msg_flags;
+  }
+  return static_cast<int64_t>(done_);
+}
+
+int64_t Transfer::run() {
+  const int64_t blocking = sock_blocking(fd_, flags_);
+  if (blocking < 0) return blocking;
+  // MSG_OOB and MSG_ERRQUEUE receives never wait on Linux.
+  if (blocking == 0 || (!sending_ && (flags_ & (guest::kMSG_OOB | guest::kMSG_ERRQUEUE))))
+    return once(flags_);
+  while (true) {
+    const int64_t n = once(flags_ | guest::kMSG_DONTWAIT);
+    if (n >= 0) {
+      done_ += static_cast<uint64_t>(n);
+      if (!wants_more(n) || !stream()) return partial_or(0);
+      advance(static_cast<uint64_t>(n));
+      continue;
+    }
+    if (n != -EAGAIN) return partial_or(n);
+    if (sending_ && !stream()) {
+      if (const int64_t w = wait_.wait(); w != 0) return w;
+      return once(flags_);
+    }
+    if (const int64_t w = wait_.wait(); w != 0) return partial_or(w);
+  }
+}
+
+}  // namespace
+
+SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len, uint32_t flags,
+                     GuestPtr<const uint8_t> addr, int addrlen) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  len = std::min(len, kMaxRwCount);
+  ::iovec iov{host_buf(t, buf.addr, len, PROT_READ), len};
+  ::msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  ::sockaddr_storage ss;
+  if (!addr.null()) {
+    if (addrlen < 0 || addrlen > static_cast<int>(sizeof ss)) return -EINVAL;  // move_addr_to_kernel
+    m.msg_name = const_cast<::sockaddr*>(sockaddr_for_host(t, addr.addr, addrlen, &ss));
+    m.msg_namelen = static_cast<socklen_t>(addrlen);
+  }
+  return Transfer(t, fd, m, flags, true, len).run();
+}
+
+// recvfrom(2): the sender's address is written only after data arrived (move_addr_to_user).
+SysResult sys_recvfrom(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t len, uint32_t flags,
+                       GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  len = std::min(len, kMaxRwCount);
+  ::iovec iov{host_buf(t, buf.addr, len, PROT_WRITE), len};
+  ::msghdr m{};
+  m.msg_iov = &iov;
+  m.msg_iovlen = 1;
+  ::sockaddr_storage ss{};
+  if (!addr.null()) {
+    m.msg_name = &ss;
+    m.msg_namelen = sizeof ss;
+  }
+  const int64_t r = Transfer(t, fd, m, flags, false, len).run();
+  if (r < 0 || addr.null()) return r;
+  if (const int64_t e = sockaddr_out(t, ss, m.msg_namelen, addr.addr, addrlen.addr); e != 0) return e;
+  return r;
+}
+
+SysResult sys_sendmsg(Task& t, int fd, GuestPtr<const guest::msghdr> msg, uint32_t flags) {
+  if (flags & kMsgCmsgCompat) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  guest::msghdr g{};
+  if (msg.read(t.as(), &g) != 0) return -EFAULT;
+  HostMsg hm;
+  if (const int64_t e = hm.import(t, g, true); e != 0) return e;
+  return Transfer(t, fd, hm.msg, flags, true, hm.total()).run();
+}
+
+SysResult sys_recvmsg(Task& t, int fd, GuestPtr<guest::msghdr> msg, uint32_t flags) {
+  if (flags & kMsgCmsgCompat) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  guest::msghdr g{};
+  if (msg.read(t.as(), &g) != 0) return -EFAULT;
+  HostMsg hm;
+  if (const int64_t e = hm.import(t, g, false); e != 0) return e;
+  const int64_t r = Transfer(t, fd, hm.msg, flags, false, hm.total()).run();
+  if (r < 0) return r;
+  if (const int64_t e = hm.export_recv(t, msg.addr, g); e != 0) return e;
+  return r;
+}
+
+// sendmmsg(2) (__sys_sendmmsg): each message is one sendmsg, MSG_EOR taken from its msg_flags; a short send
+// ends the batch; an error is returned only when no message went.
+SysResult sys_sendmmsg(Task& t, int fd, GuestPtr<guest::mmsghdr> msgvec, uint32_t vlen, uint32_t flags) {
+  if (flags & kMsgCmsgCompat) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  vlen = std::min<uint32_t>(vlen, guest::kUIO_MAXIOV);
+  uint32_t sent = 0;
+  int64_t err = 0;
+  while (sent < vlen) {
+    const uint64_t entry = msgvec.addr + uint64_t{sent} * sizeof(guest::mmsghdr);
+    guest::msghdr g{};
+    if (emu::copy_in(t.as(), &g, entry, sizeof g) != 0) {
+      err = -EFAULT;
+      break;
+    }
+    HostMsg hm;
+    if ((err = hm.import(t, g, true)) != 0) break;
+    const uint32_t f = flags | (g.msg_flags & guest::kMSG_EOR) | (sent + 1 < vlen ? guest::kMSG_BATCH : 0);
+    const int64_t n = Transfer(t, fd, hm.msg, f, true, hm.total()).run();
+    if (n < 0) {
+      err = n;
+      break;
+    }
+    const auto msg_len = static_cast<uint32_t>(n);
+    if (emu::copy_out(t.as(), entry + offsetof(guest::mmsghdr, msg_len), &msg_len, sizeof msg_len) != 0) {
+      err = -EFAULT;
+      break;
+    }
+    ++sent;
+    if (static_cast<uint64_t>(n) < hm.total()) break;
+  }
+  return sent > 0 ? sent : err;
+}
+
+// recvmmsg(2) (do_recvmmsg): each message is one recvmsg; MSG_WAITFORONE stops waiting after the first. As on
+// Linux, the timeout is looked at only after each message, never during a blocking receive.
+SysResult sys_recvmmsg(Task& t, int fd, GuestPtr<guest::mmsghdr> msgvec, uint32_t vlen, uint32_t flags,
+                       GuestPtr<guest::timespec> timeout) {
+  Timeout to;
+  if (const int64_t e = read_timeout(t, timeout.addr, &to); e != 0) return e;
+  if (flags & kMsgCmsgCompat) return -EINVAL;
+  if (is_reserved_fd(fd)) return -EBADF;
+  vlen = std::min<uint32_t>(vlen, guest::kUIO_MAXIOV);
+  uint32_t got = 0;
+  int64_t err = 0;
+  while (got < vlen) {
+    const uint64_t entry = msgvec.addr + uint64_t{got} * sizeof(guest::mmsghdr);
+    guest::msghdr g{};
+    HostMsg hm;
+    if (emu::copy_in(t.as(), &g, entry, sizeof g) != 0) {
+      err = -EFAULT;
+    } else if ((err = hm.import(t, g, false)) == 0) {
+      err = Transfer(t, fd, hm.msg, flags & ~guest::kMSG_WAITFORONE, false, hm.total()).run();
+      if (err >= 0) {
+        const auto msg_len = static_cast<uint32_t>(err);
+        err = hm.export_recv(t, entry, g);
+        if (err == 0 && emu::copy_out(t.as(), entry + offsetof(guest::mmsghdr, msg_len), &msg_len, 4) != 0) {
+          err = -EFAULT;
+        }
+      }
+    }
+    if (err != 0) break;
+    ++got;
+    if (flags & guest::kMSG_WAITFORONE) flags |= guest::kMSG_DONTWAIT;
+    if (!to.infinite && !signals::before(signals::now(CLOCK_MONOTONIC), to.deadline)) break;
+    if (static_cast<uint32_t>(hm.msg.msg_flags) & guest::kMSG_OOB) break;
+  }
+  if (got == 0 || timeout.null()) return got > 0 ? got : err;
+  // The time left goes back to the guest (__sys_recvmmsg), and a fault there outweighs the messages.
+  const guest::timespec left =
+      guest::to_guest(signals::sub_clamped(to.deadline, signals::now(CLOCK_MONOTONIC)));
+  return timeout.write(t.as(), left) != 0 ? -EFAULT : got;
+}
+
+}  // namespace syscalls

@@ -63,6 +63,20 @@ void restart_for_handler(emu::Task& t, const guest::sigaction& act) {
   }
 }
 
+// The handler for sig is about to run: returns the mask its frame saves (the sigsuspend mask if one is
+// pending), raises the thread's mask by sa_mask and sig itself (unless SA_NODEFER), applies SA_RESETHAND.
+sigset_t enter_handler_locked(emu::Task& t, int sig, guest::sigaction& slot) {
+  ThreadSignals& ts = t.sig();
+  const guest::sigaction act = slot;
+  const sigset_t old_mask = ts.has_saved_mask ? ts.saved_mask : ts.blocked;
+  ts.has_saved_mask = false;
+  if (act.sa_flags & guest::kSA_RESETHAND) slot.handler = guest::kSIG_DFL;
+  sigset_t mask = old_mask | act.sa_mask;
+  if (!(act.sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
+  set_blocked_locked(t, mask);
+  return old_mask;
+}
+
 enum class Next { kNone, kHandler, kAgain };
 
 // Dequeues one deliverable signal. kHandler fills *out/*act/*old_mask with sig_lock's view applied (mask
@@ -93,12 +107,7 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
     }
     die_with_signal(sig);
   }
-  *old_mask = ts.has_saved_mask ? ts.saved_mask : ts.blocked;
-  ts.has_saved_mask = false;
-  if (act->sa_flags & guest::kSA_RESETHAND) ps.actions[sig - 1].handler = guest::kSIG_DFL;
-  sigset_t mask = *old_mask | act->sa_mask;
-  if (!(act->sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
-  set_blocked_locked(t, mask);
+  *old_mask = enter_handler_locked(t, sig, ps.actions[sig - 1]);
   return Next::kHandler;
 }
 
@@ -148,16 +157,7 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
     guest::sigaction& a = ps.actions[sig - 1];
     if (guest::sig_in(t.sig().blocked, sig) || a.handler == guest::kSIG_IGN) a.handler = guest::kSIG_DFL;
     act = a;
-    if (act.handler == guest::kSIG_DFL) {
-      // fall through to die outside the lock
-    } else {
-      old_mask = t.sig().has_saved_mask ? t.sig().saved_mask : t.sig().blocked;
-      t.sig().has_saved_mask = false;
-      if (act.sa_flags & guest::kSA_RESETHAND) a.handler = guest::kSIG_DFL;
-      sigset_t mask = old_mask | act.sa_mask;
-      if (!(act.sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
-      set_blocked_locked(t, mask);
-    }
+    if (act.handler != guest::kSIG_DFL) old_mask = enter_handler_locked(t, sig, a);
   }
   if (act.handler == guest::kSIG_DFL) die_with_signal(sig);
   PendingSignal p{info, 0};
@@ -194,7 +194,7 @@ bool sigreturn(emu::Task& t) {
   // restore_altstack: applied unless the thread is on its altstack now; errors other than EFAULT are ignored.
   guest::stack_t& ss = t.sig().altstack;
   const uint64_t sp = t.cpu().sp();
-  const bool on_stack = !(ss.ss_flags & guest::kSS_DISABLE) && sp > ss.ss_sp && sp - ss.ss_sp <= ss.ss_size;
+  const bool on_stack = on_altstack(ss, sp);
   const int mode = uc_stack.ss_flags & ~guest::kSS_FLAG_BITS;
   if (!on_stack && (mode == 0 || mode == guest::kSS_ONSTACK || mode == guest::kSS_DISABLE)) {
     if (mode == guest::kSS_DISABLE) {

@@ -18,10 +18,6 @@ constexpr uint64_t kPsrMode32 = 0x10;
 constexpr uint64_t kPsrModeMask = 0x0f;
 constexpr uint64_t kPsrDaif = 0x3c0;
 
-bool on_altstack(const guest::stack_t& ss, uint64_t sp) {
-  return !(ss.ss_flags & guest::kSS_DISABLE) && sp > ss.ss_sp && sp - ss.ss_sp <= ss.ss_size;
-}
-
 // The uc_stack a frame records: the altstack settings and whether sp is on it (__save_altstack).
 guest::stack_t saved_altstack(const guest::stack_t& ss, uint64_t sp) {
   guest::stack_t out = ss;

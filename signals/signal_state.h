@@ -61,6 +61,11 @@ struct ProcessSignals {
   size_t queued = 0;                           // GUARDED_BY(sig_lock): against RLIMIT_SIGPENDING
 };
 
+// on_sig_stack(): sp lies on the enabled altstack (sp > base and sp - base <= size, as Linux counts).
+inline bool on_altstack(const guest::stack_t& ss, uint64_t sp) {
+  return !(ss.ss_flags & guest::kSS_DISABLE) && sp > ss.ss_sp && sp - ss.ss_sp <= ss.ss_size;
+}
+
 // True when sig's current action discards it (SIG_IGN, or SIG_DFL with a default of ignore).
 bool is_ignored(const guest::sigaction& a, int sig);
 

@@ -258,8 +258,7 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {
   guest::stack_t& cur = t.sig().altstack;
   const uint64_t sp = t.cpu().sp();
-  const bool on_stack =
-      !(cur.ss_flags & guest::kSS_DISABLE) && sp > cur.ss_sp && sp - cur.ss_sp <= cur.ss_size;
+  const bool on_stack = signals::on_altstack(cur, sp);
   guest::stack_t report = cur;
   if ((cur.ss_flags & guest::kSS_DISABLE) || cur.ss_size == 0) {
     report = {0, guest::kSS_DISABLE, 0, 0};

@@ -43,7 +43,7 @@ static int mode_args_env(int argc, char** argv) {
   CHECK_EQ(getppid(), atoi(argv[3]));  // and the parent
   CHECK_STREQ(argv[4], "");
   CHECK_STREQ(argv[5], "two words");
-  CHECK_STREQ(argv[6], "üñíçødé");
+  CHECK_STREQ(argv[6], "\xc3\xbc\xc3\xb1\xc3\xad\xc3\xa7\xc3\xb8\x64\xc3\xa9");
   CHECK_EQ(strlen(argv[7]), kLongArg);
   CHECK(strcmp(argv[7], long_arg()) == 0);
   CHECK_STREQ(argv[8], "last");
@@ -118,8 +118,17 @@ static int exec_args_env(const void* unused) {
   snprintf(pid, sizeof pid, "%d", (int)getpid());
   snprintf(ppid, sizeof ppid, "%d", (int)getppid());
   char* lane = on_reference_qemu() ? "qemu" : "a64run";
-  char* argv[] = {"custom-argv0", "--args-env", pid,    ppid, "",  "two words",
-                  "üñíçødé",      long_arg(),   "last", lane, NULL};
+  char* argv[] = {"custom-argv0",
+                  "--args-env",
+                  pid,
+                  ppid,
+                  "",
+                  "two words",
+                  "\xc3\xbc\xc3\xb1\xc3\xad\xc3\xa7\xc3\xb8\x64\xc3\xa9",
+                  long_arg(),
+                  "last",
+                  lane,
+                  NULL};
   exec_guest(self_path(), argv, kEnv);
   return 100 + errno;
 }

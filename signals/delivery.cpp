@@ -137,10 +137,11 @@ void handle_signals(emu::Task& t, bool syscall_exit) {
   }
   if (restart_pending) restart_syscall_now(t);
   if (syscall_exit) t.restart.code = 0;
-  // A temporary mask (sigsuspend and friends) with no handler run is put back now.
+  // A temporary mask (sigsuspend and friends) with no handler run is put back now, also when the call
+  // restarts: the restarted call installs it again (do_signal's restore_saved_sigmask).
   ProcessSignals& ps = t.proc().signals();
   std::lock_guard lk(ps.sig_lock);
-  if (t.sig().has_saved_mask && !restart_pending) {
+  if (t.sig().has_saved_mask) {
     t.sig().has_saved_mask = false;
     set_blocked_locked(t, t.sig().saved_mask);
   }

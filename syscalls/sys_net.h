@@ -32,6 +32,13 @@ class SockWait {
   timespec deadline_{};
 };
 
+// One sendmsg or recvmsg (per `sending`) of `m`, whose iovecs hold `total` bytes, on socket fd with Linux's
+// blocking rules and never blocked in the host where a guest signal could not end it: a blocking socket moves
+// data with MSG_DONTWAIT between SockWaits; a blocking stream send, or a MSG_WAITALL receive, goes on until
+// done, a signal or a timeout (then the partial count). Returns bytes moved, -errno, or a restart code. read,
+// write, readv and writev on a socket behave as this with flags 0.
+int64_t sock_transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending, uint64_t total);
+
 // Whether a guest socket call should block: neither MSG_DONTWAIT nor O_NONBLOCK on the file. -errno for a
 // bad fd.
 int64_t sock_blocking(int fd, uint32_t msg_flags);

@@ -224,6 +224,10 @@ int64_t Transfer::run() {
 
 }  // namespace
 
+int64_t sock_transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending, uint64_t total) {
+  return Transfer(t, fd, m, flags, sending, total).run();
+}
+
 SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len, uint32_t flags,
                      GuestPtr<const uint8_t> addr, int addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
@@ -238,7 +242,7 @@ SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len,
     m.msg_name = const_cast<::sockaddr*>(sockaddr_for_host(t, addr.addr, addrlen, &ss));
     m.msg_namelen = static_cast<socklen_t>(addrlen);
   }
-  return Transfer(t, fd, m, flags, true, len).run();
+  return sock_transfer(t, fd, m, flags, true, len);
 }
 
 // recvfrom(2): the sender's address is written only after data arrived (move_addr_to_user).
@@ -255,7 +259,7 @@ SysResult sys_recvfrom(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t len, uin
     m.msg_name = &ss;
     m.msg_namelen = sizeof ss;
   }
-  const int64_t r = Transfer(t, fd, m, flags, false, len).run();
+  const int64_t r = sock_transfer(t, fd, m, flags, false, len);
   if (r < 0 || addr.null()) return r;
   if (const int64_t e = sockaddr_out(t, ss, m.msg_namelen, addr.addr, addrlen.addr); e != 0) return e;
   return r;
@@ -268,7 +272,7 @@ SysResult sys_sendmsg(Task& t, int fd, GuestPtr<const guest::msghdr> msg, uint32
   if (msg.read(t.as(), &g) != 0) return -EFAULT;
   HostMsg hm;
   if (const int64_t e = hm.import(t, g, true); e != 0) return e;
-  return Transfer(t, fd, hm.msg, flags, true, hm.total()).run();
+  return sock_transfer(t, fd, hm.msg, flags, true, hm.total());
 }
 
 SysResult sys_recvmsg(Task& t, int fd, GuestPtr<guest::msghdr> msg, uint32_t flags) {
@@ -278,7 +282,7 @@ SysResult sys_recvmsg(Task& t, int fd, GuestPtr<guest::msghdr> msg, uint32_t fla
   if (msg.read(t.as(), &g) != 0) return -EFAULT;
   HostMsg hm;
   if (const int64_t e = hm.import(t, g, false); e != 0) return e;
-  const int64_t r = Transfer(t, fd, hm.msg, flags, false, hm.total()).run();
+  const int64_t r = sock_transfer(t, fd, hm.msg, flags, false, hm.total());
   if (r < 0) return r;
   if (const int64_t e = hm.export_recv(t, msg.addr, g); e != 0) return e;
   return r;
@@ -302,7 +306,7 @@ SysResult sys_sendmmsg(Task& t, int fd, GuestPtr<guest::mmsghdr> msgvec, uint32_
     HostMsg hm;
     if ((err = hm.import(t, g, true)) != 0) break;
     const uint32_t f = flags | (g.msg_flags & guest::kMSG_EOR) | (sent + 1 < vlen ? guest::kMSG_BATCH : 0);
-    const int64_t n = Transfer(t, fd, hm.msg, f, true, hm.total()).run();
+    const int64_t n = sock_transfer(t, fd, hm.msg, f, true, hm.total());
     if (n < 0) {
       err = n;
       break;
@@ -336,7 +340,7 @@ SysResult sys_recvmmsg(Task& t, int fd, GuestPtr<guest::mmsghdr> msgvec, uint32_
     if (emu::copy_in(t.as(), &g, entry, sizeof g) != 0) {
       err = -EFAULT;
     } else if ((err = hm.import(t, g, false)) == 0) {
-      err = Transfer(t, fd, hm.msg, flags & ~guest::kMSG_WAITFORONE, false, hm.total()).run();
+      err = sock_transfer(t, fd, hm.msg, flags & ~guest::kMSG_WAITFORONE, false, hm.total());
       if (err >= 0) {
         const auto msg_len = static_cast<uint32_t>(err);
         err = hm.export_recv(t, entry, g);

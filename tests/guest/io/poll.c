@@ -2,8 +2,9 @@
 // ignored), timeouts bounded both ways (never early, not much late), zero timeouts, the time left that select
 // and the raw pselect6 write back, select's fd sets (results, EBADF for a closed fd, bits past nfds
 // ignored), and ppoll's and pselect's temporary signal mask: a signal it unblocks interrupts the wait and
-// runs its handler, the old mask is back afterwards, and when the wait ends with a ready fd the signal stays
-// pending (Linux restores the mask before it would be delivered).
+// runs its handler, the old mask is back afterwards (also after a restart caused by an ignored signal), and
+// when the wait ends with a ready fd the signal stays pending (Linux restores the mask before it would be
+// delivered).
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <poll.h>
@@ -242,7 +243,24 @@ static void test_temporary_masks(void) {
   // A bad sigset size is EINVAL.
   CHECK_ERRNO(syscall(SYS_ppoll, &fd, 1, &ts, &none, 4), EINVAL);
 
-  sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+  // A pending signal whose action is to ignore it ends the wait without a handler, so ppoll restarts with
+  // its temporary mask; the mask that comes back after the handler of a later signal is still the old one.
+  sigset_t both;
+  sigemptyset(&both);
+  sigaddset(&both, SIGURG);
+  sigaddset(&both, SIGUSR1);
+  REQUIRE_SYS(sigprocmask(SIG_BLOCK, &both, NULL));
+  raise(SIGURG);
+  handled = 0;
+  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
+  CHECK_ERRNO(ppoll(NULL, 0, NULL, &none), EINTR);
+  pthread_join(th, NULL);
+  CHECK_EQ(handled, 1);
+  sigprocmask(SIG_BLOCK, NULL, &cur);
+  CHECK(sigismember(&cur, SIGURG));
+  CHECK(sigismember(&cur, SIGUSR1));
+  sigprocmask(SIG_UNBLOCK, &both, NULL);
+
   close(p[0]);
   close(p[1]);
 }

@@ -31,6 +31,11 @@ timespec now(clockid_t clock) {
   return ts;
 }
 
+uint64_t now_ns() {
+  const timespec ts = now(CLOCK_MONOTONIC);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 timespec add(const timespec& a, const timespec& b) {
   timespec r{a.tv_sec + b.tv_sec, a.tv_nsec + b.tv_nsec};
   if (r.tv_nsec >= 1'000'000'000) {

@@ -27,6 +27,8 @@ class Park {
 
 // Deadline helpers on CLOCK_MONOTONIC/REALTIME.
 timespec now(clockid_t clock);
+// CLOCK_MONOTONIC in nanoseconds (queueing and --signal-stats timestamps).
+uint64_t now_ns();
 timespec add(const timespec& a, const timespec& b);
 bool before(const timespec& a, const timespec& b);
 timespec sub_clamped(const timespec& a, const timespec& b);  // max(a - b, 0)

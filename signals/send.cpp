@@ -5,16 +5,11 @@
 #include <unistd.h>
 
 #include "emu/task.h"
+#include "signals/park.h"
 #include "signals/signals.h"
 
 namespace signals {
 namespace {
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 size_t sigpending_limit() {
   rlimit rl{};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "emu/task.h"
+#include "signals/park.h"
 
 namespace signals {
 namespace {
@@ -24,12 +25,6 @@ std::atomic<bool> g_enabled{false};
 std::mutex g_mu;
 Samples g_samples[kNumSignals + 1];  // GUARDED_BY(g_mu)
 std::string g_json_path;
-
-uint64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 struct Summary {
   size_t count = 0;

@@ -9,14 +9,10 @@
 #include <cstring>
 #include <vector>
 
+#include "syscalls/abi/errno.h"
+
 namespace syscalls {
-namespace {
-
-int64_t host_ret(long r) {
-  return r < 0 ? -errno : r;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // exit(2): ends the calling thread; the last thread's exit ends the process.
 SysResult sys_exit(Task& t, int status) {
@@ -95,22 +91,22 @@ SysResult sys_getresgid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, Gue
 // Credential changes go straight to the host: raw syscalls change only the calling thread, like the guest's
 // own raw syscalls (glibc's setuid broadcasts to every thread itself, through signals).
 SysResult sys_setuid(Task&, uint32_t uid) {
-  return host_ret(::syscall(SYS_setuid, uid));
+  return guest::from_host(::syscall(SYS_setuid, uid));
 }
 SysResult sys_setgid(Task&, uint32_t gid) {
-  return host_ret(::syscall(SYS_setgid, gid));
+  return guest::from_host(::syscall(SYS_setgid, gid));
 }
 SysResult sys_setreuid(Task&, uint32_t r, uint32_t e) {
-  return host_ret(::syscall(SYS_setreuid, r, e));
+  return guest::from_host(::syscall(SYS_setreuid, r, e));
 }
 SysResult sys_setregid(Task&, uint32_t r, uint32_t e) {
-  return host_ret(::syscall(SYS_setregid, r, e));
+  return guest::from_host(::syscall(SYS_setregid, r, e));
 }
 SysResult sys_setresuid(Task&, uint32_t r, uint32_t e, uint32_t s) {
-  return host_ret(::syscall(SYS_setresuid, r, e, s));
+  return guest::from_host(::syscall(SYS_setresuid, r, e, s));
 }
 SysResult sys_setresgid(Task&, uint32_t r, uint32_t e, uint32_t s) {
-  return host_ret(::syscall(SYS_setresgid, r, e, s));
+  return guest::from_host(::syscall(SYS_setresgid, r, e, s));
 }
 SysResult sys_setfsuid(Task&, uint32_t uid) {
   return ::syscall(SYS_setfsuid, uid);
@@ -133,20 +129,20 @@ SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
   if (size < 0 || size > 65536) return -EINVAL;
   std::vector<gid_t> g(static_cast<size_t>(size));
   if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) return -EFAULT;
-  return host_ret(::syscall(SYS_setgroups, size, g.data()));
+  return guest::from_host(::syscall(SYS_setgroups, size, g.data()));
 }
 
 SysResult sys_getpgid(Task&, int pid) {
-  return host_ret(::getpgid(pid));
+  return guest::from_host(::getpgid(pid));
 }
 SysResult sys_setpgid(Task&, int pid, int pgid) {
-  return host_ret(::setpgid(pid, pgid));
+  return guest::from_host(::setpgid(pid, pgid));
 }
 SysResult sys_getsid(Task&, int pid) {
-  return host_ret(::getsid(pid));
+  return guest::from_host(::getsid(pid));
 }
 SysResult sys_setsid(Task&) {
-  return host_ret(::setsid());
+  return guest::from_host(::setsid());
 }
 
 // prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
@@ -189,7 +185,7 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
       std::string s;
       if (int64_t r = emu::read_cstring(t.as(), a2, 4096, &s); r == -EFAULT) return r;
       strncpy(name, s.c_str(), sizeof name - 1);
-      return host_ret(::prctl(PR_SET_NAME, name, 0, 0, 0));
+      return guest::from_host(::prctl(PR_SET_NAME, name, 0, 0, 0));
     }
     case PR_GET_NAME: {
       char name[16] = {};
@@ -217,7 +213,7 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
     case PR_CAP_AMBIENT:
     case PR_GET_THP_DISABLE:
     case PR_SET_THP_DISABLE:
-      return host_ret(::prctl(option, a2, a3, a4, a5));
+      return guest::from_host(::prctl(option, a2, a3, a4, a5));
     default:
       // PR_SVE_*, PR_PAC_*, PR_*_TAGGED_ADDR_CTRL, PR_SET_MM, PR_SET_VMA (as without
       // CONFIG_ANON_VMA_NAME) and the rest: not available on this CPU model.

@@ -12,6 +12,7 @@
 
 #include "signals/host_signals.h"
 #include "signals/signals.h"
+#include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 
 namespace syscalls {
@@ -21,10 +22,6 @@ using signals::ProcessSignals;
 
 bool valid_sig(int sig) {
   return sig >= 1 && sig <= signals::kNumSignals;
-}
-
-int64_t host_ret(long r) {
-  return r < 0 ? -errno : r;
 }
 
 // Waits with the run lock released until the thread has a deliverable signal or `deadline` passes.
@@ -189,14 +186,14 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
 
 SysResult sys_kill(Task& t, int pid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
-  if (pid != ::getpid()) return host_ret(::kill(pid, sig));
+  if (pid != ::getpid()) return guest::from_host(::kill(pid, sig));
   if (sig == 0) return 0;
   return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
 }
 
 SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals || tid <= 0 || tgid <= 0) return -EINVAL;
-  if (tgid != ::getpid()) return host_ret(::syscall(SYS_tgkill, tgid, tid, sig));
+  if (tgid != ::getpid()) return guest::from_host(::syscall(SYS_tgkill, tgid, tid, sig));
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
   if (sig == 0) return 0;
@@ -205,7 +202,7 @@ SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
 
 SysResult sys_tkill(Task& t, int tid, int sig) {
   if (tid <= 0) return -EINVAL;
-  if (t.proc().find_thread(tid) == nullptr) return host_ret(::syscall(SYS_tkill, tid, sig));
+  if (t.proc().find_thread(tid) == nullptr) return guest::from_host(::syscall(SYS_tkill, tid, sig));
   return sys_tgkill(t, ::getpid(), tid, sig);
 }
 
@@ -215,7 +212,7 @@ SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::s
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
-  if (pid != ::getpid()) return host_ret(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
+  if (pid != ::getpid()) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
   if (si.si_code >= 0 || si.si_code == guest::kSI_TKILL) return -EPERM;
   return signals::send_to_process(t.proc(), si);
 }
@@ -225,7 +222,7 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
-  if (tgid != ::getpid()) return host_ret(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
+  if (tgid != ::getpid()) return guest::from_host(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && tid != t.tid()) return -EPERM;
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
@@ -248,7 +245,7 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
     fclose(f);
   }
   if (target != ::getpid())
-    return host_ret(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
+    return guest::from_host(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
   if (sig == 0) return 0;
   if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
   si.si_signo = sig;

@@ -93,8 +93,9 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
     return Next::kNone;
   }
   PendingQueue& q = guest::sig_in(own, sig) ? ts.pending : ps.shared;
-  q.take(sig, out);
+  const bool live = q.take(sig, out);
   if (ps.queued) --ps.queued;
+  if (!live) return Next::kAgain;  // a stale POSIX timer signal, dropped
   *act = ps.actions[sig - 1];
   if (act->handler == guest::kSIG_IGN) return Next::kAgain;
   if (act->handler == guest::kSIG_DFL) {

@@ -2,6 +2,7 @@
 #include "signals/host_signals.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,12 +12,14 @@
 
 #include "emu/task.h"
 #include "signals/signals.h"
+#include "signals/timers.h"
 #include "syscalls/fd_util.h"
 
 namespace signals {
 namespace {
 
 std::atomic<uint64_t> g_child_events{0};
+std::atomic<int> g_intake_tid{0};
 
 // The signals a64run takes asynchronously: all but the synchronous faults (those in the emulator are bugs).
 ::sigset_t async_set() {
@@ -29,12 +32,17 @@ std::atomic<uint64_t> g_child_events{0};
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   syscalls::reserve_tid(static_cast<int>(::gettid()));
+  g_intake_tid.store(static_cast<int>(::gettid()), std::memory_order_release);
   ::sigset_t set = async_set();
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
     const long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
     if (sig <= 0) continue;
+    if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
+      timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
+      continue;
+    }
     if (sig == SIGCHLD) {
       g_child_events.fetch_add(1, std::memory_order_acq_rel);
       proc->wake_child_waiters();
@@ -58,6 +66,8 @@ void start_host_signal_intake(emu::Process& proc) {
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
+  g_intake_tid.store(0, std::memory_order_release);
+  reset_timers_after_fork();
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
@@ -73,6 +83,12 @@ void mirror_sigchld_action(const guest::sigaction& act) {
     h.sa_flags = static_cast<int>(act.sa_flags & (guest::kSA_NOCLDSTOP | guest::kSA_NOCLDWAIT));
   }
   ::sigaction(SIGCHLD, &h, nullptr);
+}
+
+int intake_tid() {
+  int tid;
+  while ((tid = g_intake_tid.load(std::memory_order_acquire)) == 0) sched_yield();
+  return tid;
 }
 
 uint64_t child_event_count() {

@@ -18,6 +18,8 @@ namespace signals {
 void start_host_signal_intake(emu::Process& proc);
 // In a fork child (only the forking thread survives): starts a new intake thread.
 void restart_host_signal_intake(emu::Process& proc);
+// The intake thread's tid (waits for it to start): host timers signal it.
+int intake_tid();
 void mirror_sigchld_action(const guest::sigaction& act);
 
 // Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.

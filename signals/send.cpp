@@ -4,6 +4,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "emu/task.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -24,11 +27,12 @@ void notify(emu::Task& t) {
 }
 
 // Queues p on q unless it is a duplicate standard signal. -EAGAIN when RT signals exceed the limit.
-int64_t enqueue_locked(ProcessSignals& ps, PendingQueue& q, const guest::siginfo& info) {
+int64_t enqueue_locked(ProcessSignals& ps, PendingQueue& q, const guest::siginfo& info, int32_t timer,
+                       uint32_t seq) {
   const int sig = info.si_signo;
   if (sig < guest::kSIGRTMIN && q.has(sig)) return 0;
   if (sig >= guest::kSIGRTMIN && ps.queued >= sigpending_limit()) return -EAGAIN;
-  q.push(PendingSignal{info, now_ns()});
+  q.push(PendingSignal{info, now_ns(), timer, seq});
   ++ps.queued;
   return 0;
 }
@@ -59,30 +63,28 @@ void set_blocked_locked(emu::Task& t, sigset_t mask) {
   recompute_locked(t);
 }
 
-int64_t send_to_thread(emu::Task& target, const guest::siginfo& info) {
+namespace {
+
+int64_t send_thread_locked(emu::Task& target, const guest::siginfo& info, int32_t timer, uint32_t seq) {
   const int sig = info.si_signo;
-  if (sig == guest::kSIGKILL) die_with_signal(sig);
   ProcessSignals& ps = target.proc().signals();
-  std::lock_guard lk(ps.sig_lock);
   if (!guest::sig_in(target.sig().blocked, sig) && is_ignored(ps.actions[sig - 1], sig)) return 0;
-  if (int64_t r = enqueue_locked(ps, target.sig().pending, info); r < 0) return r;
+  if (int64_t r = enqueue_locked(ps, target.sig().pending, info, timer, seq); r < 0) return r;
   recompute_locked(target);
   if (target.interrupted()) notify(target);
   return 0;
 }
 
-int64_t send_to_process(emu::Process& proc, const guest::siginfo& info) {
+int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int32_t timer, uint32_t seq) {
   const int sig = info.si_signo;
-  if (sig == guest::kSIGKILL) die_with_signal(sig);
   ProcessSignals& ps = proc.signals();
-  std::lock_guard lk(ps.sig_lock);
   if (is_ignored(ps.actions[sig - 1], sig)) {
     // A signal blocked everywhere stays queued even when ignored: its handler may change before unblocking.
     bool blocked_everywhere = true;
     proc.for_each_thread([&](emu::Task& t) { blocked_everywhere &= guest::sig_in(t.sig().blocked, sig); });
     if (!blocked_everywhere) return 0;
   }
-  if (int64_t r = enqueue_locked(ps, ps.shared, info); r < 0) return r;
+  if (int64_t r = enqueue_locked(ps, ps.shared, info, timer, seq); r < 0) return r;
   // complete_signal(): one thread that does not block it (the main thread first) is woken; the rest sleep on.
   emu::Task* chosen = nullptr;
   proc.for_each_thread([&](emu::Task& t) {
@@ -93,6 +95,41 @@ int64_t send_to_process(emu::Process& proc, const guest::siginfo& info) {
     notify(*chosen);
   }
   return 0;
+}
+
+}  // namespace
+
+int64_t send_to_thread(emu::Task& target, const guest::siginfo& info) {
+  if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
+  std::lock_guard lk(target.proc().signals().sig_lock);
+  return send_thread_locked(target, info, -1, 0);
+}
+
+int64_t send_to_process(emu::Process& proc, const guest::siginfo& info) {
+  if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
+  std::lock_guard lk(proc.signals().sig_lock);
+  return send_process_locked(proc, info, -1, 0);
+}
+
+int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
+                          const guest::siginfo& info) {
+  if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
+  ProcessSignals& ps = proc.signals();
+  std::lock_guard lk(ps.sig_lock);
+  emu::Task* target = target_tid > 0 ? proc.find_thread(target_tid) : nullptr;
+  if (target_tid > 0 && target == nullptr) return -ESRCH;
+  // Linux's per-timer sigqueue: while the timer's signal is still queued, expiries add to its si_overrun
+  // instead of queueing again; a queued signal of an earlier arming (dropped at dequeue) becomes this
+  // arming's, in its place.
+  if (PendingSignal* p = (target ? target->sig().pending : ps.shared).find_timer(timer)) {
+    const int64_t o = p->timer_seq != seq
+                          ? int64_t{info.fields.timer.overrun}
+                          : int64_t{p->info.fields.timer.overrun} + 1 + info.fields.timer.overrun;
+    p->info.fields.timer.overrun = static_cast<int32_t>(std::min<int64_t>(o, INT32_MAX));
+    p->timer_seq = seq;
+    return 0;
+  }
+  return target ? send_thread_locked(*target, info, timer, seq) : send_process_locked(proc, info, timer, seq);
 }
 
 }  // namespace signals

@@ -1,6 +1,8 @@
 // This file implements pending queues and the default-action table.
 #include "signals/signal_state.h"
 
+#include "signals/timers.h"
+
 namespace signals {
 
 DefaultAction default_action(int sig) {
@@ -58,12 +60,21 @@ bool PendingQueue::take(int sig, PendingSignal* out) {
       more = true;
       break;
     }
-    *out = *it;
-    found = true;
+    const bool live =
+        it->timer < 0 || note_timer_dequeued(it->timer, it->timer_seq, it->info.fields.timer.overrun);
+    if (live) *out = *it;
+    found = live;
     it = items_.erase(it);
   }
   if (!more) set_ &= ~sig_bit(sig);
   return found;
+}
+
+PendingSignal* PendingQueue::find_timer(int32_t id) {
+  for (PendingSignal& p : items_) {
+    if (p.timer == id) return &p;
+  }
+  return nullptr;
 }
 
 size_t PendingQueue::discard(int sig) {

@@ -24,6 +24,8 @@ DefaultAction default_action(int sig);
 struct PendingSignal {
   guest::siginfo info{};
   uint64_t queued_ns = 0;  // CLOCK_MONOTONIC when queued, for --signal-stats
+  int32_t timer = -1;      // the POSIX timer that queued it (its expiries while queued count as overruns)
+  uint32_t timer_seq = 0;  // that timer's arming when queued: a signal of an earlier arming is dropped
 };
 
 // A pending set with its queued siginfo: standard signals at most once (they coalesce), RT signals in
@@ -33,11 +35,14 @@ class PendingQueue {
   sigset_t set() const { return set_; }
   bool has(int sig) const { return set_ & sig_bit(sig); }
   void push(const PendingSignal& p);
-  // Removes the oldest entry for sig; returns false when there is none.
+  // Removes the oldest entry for sig; returns false when there is none. A POSIX timer's signal whose timer
+  // was re-armed or deleted since is dropped on the way, as Linux 6.13 and later do.
   bool take(int sig, PendingSignal* out);
   // Drops every entry for sig (a signal becoming ignored); returns how many RT entries went.
   size_t discard(int sig);
   size_t size() const { return items_.size(); }
+  // The queued signal of POSIX timer `id`, or null.
+  PendingSignal* find_timer(int32_t id);
 
  private:
   sigset_t set_ = 0;

@@ -29,6 +29,9 @@ struct FaultDetail {
 // Queues a signal for one thread / for the process. Returns 0 or -EAGAIN (RLIMIT_SIGPENDING).
 int64_t send_to_thread(emu::Task& target, const guest::siginfo& info);
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info);
+// A POSIX timer's expiry, to thread target_tid (0: the process); merges into the timer's queued signal.
+int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
+                          const guest::siginfo& info);
 guest::siginfo user_siginfo(int sig, int code);  // si_pid/si_uid of this process
 
 // Re-evaluates whether t has a deliverable signal (its interrupt flag). Caller holds sig_lock.

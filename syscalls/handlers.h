@@ -19,4 +19,5 @@
 #include "syscalls/sys_stat.h"
 #include "syscalls/sys_thread.h"
 #include "syscalls/sys_time.h"
+#include "syscalls/sys_timer.h"
 #include "syscalls/sys_wait.h"

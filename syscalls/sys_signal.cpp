@@ -152,11 +152,13 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
   // Takes a wanted signal (returns its number), reports another deliverable one (-EINTR), or arms the wait
   // (0). Runs under sig_lock.
   auto step = [&](bool arm) -> int64_t {
-    const uint64_t queued = t.sig().pending.set() | ps.shared.set();
-    if (const uint64_t avail = queued & want) {
+    uint64_t queued = t.sig().pending.set() | ps.shared.set();
+    while (const uint64_t avail = queued & want) {
       const int sig = __builtin_ctzll(avail) + 1;
-      (t.sig().pending.has(sig) ? t.sig().pending : ps.shared).take(sig, &got);
+      const bool live = (t.sig().pending.has(sig) ? t.sig().pending : ps.shared).take(sig, &got);
       if (ps.queued) --ps.queued;
+      queued = t.sig().pending.set() | ps.shared.set();
+      if (!live) continue;  // a stale POSIX timer signal, dropped
       signals::set_blocked_locked(t, real_blocked);
       return sig;
     }

@@ -1,0 +1,182 @@
+// This file implements POSIX timers: the guest's timer table over host timers, and the expiry path from the
+// intake thread to the guest's SI_TIMER signal.
+#include "signals/timers.h"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <mutex>
+#include <vector>
+
+#include "emu/task.h"
+#include "signals/host_signals.h"
+#include "signals/signals.h"
+
+namespace signals {
+namespace {
+
+struct Timer {
+  bool used = false;
+  uint32_t generation = 0;  // told apart from an earlier timer of the same id whose expiry is in flight
+  int host_id = -1;
+  int notify = guest::kSIGEV_SIGNAL;
+  int signo = 0;
+  int target_tid = 0;  // SIGEV_THREAD_ID
+  guest::sigval_t value = 0;
+  int32_t overrun_last = 0;  // of the last dequeued signal: what timer_getoverrun(2) reports
+  uint32_t seq = 0;          // bumped by every timer_settime and timer_delete
+};
+
+// Leaked on purpose: a fork child replaces it (another thread of the parent may have held it).
+std::mutex* g_mu = new std::mutex;
+std::vector<Timer> g_timers;  // GUARDED_BY(*g_mu), index = guest timer id
+
+Timer* find_locked(int id) {
+  if (id < 0 || static_cast<size_t>(id) >= g_timers.size() || !g_timers[id].used) return nullptr;
+  return &g_timers[id];
+}
+
+int alloc_locked() {
+  for (size_t i = 0; i < g_timers.size(); ++i) {
+    if (!g_timers[i].used) return static_cast<int>(i);
+  }
+  g_timers.emplace_back();
+  return static_cast<int>(g_timers.size() - 1);
+}
+
+// good_sigevent(): what the kernel accepts. Fills *target_tid for SIGEV_THREAD_ID.
+int64_t check_sigevent(emu::Task& t, const guest::sigevent& ev, int* target_tid) {
+  switch (ev.sigev_notify) {
+    case guest::kSIGEV_THREAD_ID:
+      if (t.proc().find_thread(ev.sigev_un.tid) == nullptr) return -EINVAL;
+      *target_tid = ev.sigev_un.tid;
+      [[fallthrough]];
+    case guest::kSIGEV_SIGNAL:
+    case guest::kSIGEV_THREAD:
+      if (ev.sigev_signo <= 0 || ev.sigev_signo > guest::kSIGRTMAX) return -EINVAL;
+      [[fallthrough]];
+    case guest::kSIGEV_NONE:
+      return 0;
+    default:
+      return -EINVAL;
+  }
+}
+
+}  // namespace
+
+int timer_host_signal() {
+  return SIGRTMAX;
+}
+
+int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
+  guest::sigevent e{};
+  e.sigev_notify = guest::kSIGEV_SIGNAL;
+  e.sigev_signo = guest::kSIGALRM;
+  int target_tid = 0;
+  if (ev != nullptr) {
+    e = *ev;
+    if (const int64_t r = check_sigevent(t, e, &target_tid); r != 0) return r;
+  }
+  std::lock_guard lk(*g_mu);
+  const int id = alloc_locked();
+  Timer& tm = g_timers[id];
+  ::sigevent hev{};
+  if (e.sigev_notify == guest::kSIGEV_NONE) {
+    hev.sigev_notify = SIGEV_NONE;
+  } else {
+    hev.sigev_notify = SIGEV_THREAD_ID;
+    hev.sigev_signo = timer_host_signal();
+    hev._sigev_un._tid = intake_tid();
+    hev.sigev_value.sival_ptr =
+        reinterpret_cast<void*>(static_cast<uintptr_t>(id) | uint64_t{tm.generation + 1} << 32);
+  }
+  int host_id = -1;
+  if (::syscall(SYS_timer_create, clockid, &hev, &host_id) != 0) return -errno;
+  ++tm.generation;
+  tm.used = true;
+  tm.host_id = host_id;
+  tm.notify = e.sigev_notify;
+  tm.signo = e.sigev_signo;
+  tm.target_tid = target_tid;
+  tm.value = ev != nullptr ? e.sigev_value : static_cast<guest::sigval_t>(id);
+  tm.overrun_last = 0;
+  return id;
+}
+
+int64_t timer_settime(int id, int flags, const guest::itimerspec& value, guest::itimerspec* old) {
+  std::lock_guard lk(*g_mu);
+  Timer* tm = find_locked(id);
+  if (tm == nullptr) return -EINVAL;
+  const ::itimerspec h = guest::to_host(value);
+  ::itimerspec hold{};
+  if (::syscall(SYS_timer_settime, tm->host_id, flags, &h, &hold) != 0) return -errno;
+  ++tm->seq;
+  if (old != nullptr) *old = guest::to_guest(hold);
+  return 0;
+}
+
+int64_t timer_gettime(int id, guest::itimerspec* value) {
+  std::lock_guard lk(*g_mu);
+  const Timer* tm = find_locked(id);
+  if (tm == nullptr) return -EINVAL;
+  ::itimerspec h{};
+  if (::syscall(SYS_timer_gettime, tm->host_id, &h) != 0) return -errno;
+  *value = guest::to_guest(h);
+  return 0;
+}
+
+int64_t timer_getoverrun(int id) {
+  std::lock_guard lk(*g_mu);
+  const Timer* tm = find_locked(id);
+  return tm == nullptr ? -EINVAL : tm->overrun_last;
+}
+
+int64_t timer_delete(int id) {
+  std::lock_guard lk(*g_mu);
+  Timer* tm = find_locked(id);
+  if (tm == nullptr) return -EINVAL;
+  ::syscall(SYS_timer_delete, tm->host_id);
+  // A signal already queued stays in the pending set and is dropped when dequeued, as on Linux 6.13+.
+  ++tm->seq;
+  tm->used = false;
+  return 0;
+}
+
+void timer_expired(emu::Process& proc, uint64_t value, int host_overrun) {
+  const int id = static_cast<int>(value & 0xffffffff);
+  guest::siginfo si{};
+  int target_tid = 0;
+  uint32_t seq = 0;
+  {
+    std::lock_guard lk(*g_mu);
+    const Timer* tm = find_locked(id);
+    if (tm == nullptr || tm->generation != value >> 32 || tm->notify == guest::kSIGEV_NONE) return;
+    si.si_signo = tm->signo;
+    si.si_code = guest::kSI_TIMER;
+    si.fields.timer.tid = id;
+    si.fields.timer.overrun = host_overrun;
+    si.fields.timer.sigval = tm->value;
+    if (tm->notify == guest::kSIGEV_THREAD_ID) target_tid = tm->target_tid;
+    seq = tm->seq;
+  }
+  // A SIGEV_THREAD_ID target that has exited drops the expiry, as Linux does.
+  (void)send_timer_signal(proc, target_tid, id, seq, si);
+}
+
+bool note_timer_dequeued(int32_t id, uint32_t seq, int32_t overrun) {
+  std::lock_guard lk(*g_mu);
+  Timer* tm = find_locked(id);
+  if (tm == nullptr || tm->seq != seq) return false;
+  tm->overrun_last = overrun;
+  return true;
+}
+
+void reset_timers_after_fork() {
+  g_mu = new std::mutex;
+  g_timers.clear();
+}
+
+}  // namespace signals

@@ -18,8 +18,10 @@
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
 #include "signals/host_signals.h"
+#include "signals/signalfd.h"
 #include "signals/signals.h"
 #include "signals/stats.h"
+#include "signals/timers.h"
 #include "syscalls/fd_util.h"
 
 namespace emu {
@@ -133,6 +135,8 @@ void Process::after_fork_child(Task* self) {
   self->sig().pending = signals::PendingQueue();
   self->forget_wake_fd();  // the eventfd is shared with the parent's thread
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
+  signals::reset_timers_after_fork();
+  signals::signalfd_after_fork();
   signals::restart_host_signal_intake(*this);
   threads_[self->tid()] = self;
   threads_mu_.unlock();

@@ -67,7 +67,6 @@ void start_host_signal_intake(emu::Process& proc) {
 
 void restart_host_signal_intake(emu::Process& proc) {
   g_intake_tid.store(0, std::memory_order_release);
-  reset_timers_after_fork();
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);

@@ -9,6 +9,7 @@
 
 #include "emu/task.h"
 #include "signals/park.h"
+#include "signals/signalfd.h"
 #include "signals/signals.h"
 
 namespace signals {
@@ -70,6 +71,7 @@ int64_t send_thread_locked(emu::Task& target, const guest::siginfo& info, int32_
   ProcessSignals& ps = target.proc().signals();
   if (!guest::sig_in(target.sig().blocked, sig) && is_ignored(ps.actions[sig - 1], sig)) return 0;
   if (int64_t r = enqueue_locked(ps, target.sig().pending, info, timer, seq); r < 0) return r;
+  signalfd_note_queued_locked(target.proc());
   recompute_locked(target);
   if (target.interrupted()) notify(target);
   return 0;
@@ -85,6 +87,7 @@ int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int3
     if (!blocked_everywhere) return 0;
   }
   if (int64_t r = enqueue_locked(ps, ps.shared, info, timer, seq); r < 0) return r;
+  signalfd_note_queued_locked(proc);
   // complete_signal(): one thread that does not block it (the main thread first) is woken; the rest sleep on.
   emu::Task* chosen = nullptr;
   proc.for_each_thread([&](emu::Task& t) {

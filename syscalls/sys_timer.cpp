@@ -1,6 +1,7 @@
 // This file implements the interval-timer and POSIX-timer syscalls.
 #include "syscalls/sys_timer.h"
 
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -8,8 +9,10 @@
 #include <cerrno>
 
 #include "emu/task.h"
+#include "signals/signalfd.h"
 #include "signals/timers.h"
 #include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
 
 namespace syscalls {
 
@@ -74,6 +77,16 @@ SysResult sys_timer_getoverrun(Task&, int id) {
 
 SysResult sys_timer_delete(Task&, int id) {
   return signals::timer_delete(id);
+}
+
+// signalfd4(2): flags, then the mask size, then the mask (do_signalfd4 after the syscall's checks).
+SysResult sys_signalfd4(Task& t, int fd, GuestPtr<const uint64_t> mask, uint64_t sizemask, int flags) {
+  if (flags & ~(O_CLOEXEC | O_NONBLOCK)) return -EINVAL;
+  if (sizemask != guest::kSigsetSize) return -EINVAL;
+  uint64_t m;
+  if (mask.read(t.as(), &m) != 0) return -EFAULT;
+  if (fd != -1 && is_reserved_fd(fd)) return -EBADF;
+  return signals::signalfd_create_or_update(fd, m, flags);
 }
 
 }  // namespace syscalls

@@ -1,5 +1,6 @@
-// Timers that signal: interval timers (getitimer, setitimer; glibc's alarm is setitimer on arm64) and POSIX
-// timers (timer_create and friends). signals/timers.h says how each maps onto the host.
+// Signals by timer and by file: interval timers (getitimer, setitimer; glibc's alarm is setitimer on arm64)
+// and POSIX timers (timer_create and friends), and signalfd4. signals/timers.h and signals/signalfd.h say how
+// each maps onto the host.
 #pragma once
 
 #include "syscalls/abi/signal.h"
@@ -18,5 +19,7 @@ SysResult sys_timer_settime(Task& t, int id, int flags, GuestPtr<const guest::it
 SysResult sys_timer_gettime(Task& t, int id, GuestPtr<guest::itimerspec> value);
 SysResult sys_timer_getoverrun(Task& t, int id);
 SysResult sys_timer_delete(Task& t, int id);
+
+SysResult sys_signalfd4(Task& t, int fd, GuestPtr<const uint64_t> mask, uint64_t sizemask, int flags);
 
 }  // namespace syscalls

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "signals/fd_wait.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/procfs.h"
@@ -30,11 +31,17 @@ int64_t fd_error_first(int fd, bool writing, int64_t err) {
 
 // readv and friends: import the guest iovecs for the direction, then the host call without the run lock.
 template <typename Call>
-SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, Call call) {
+SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, Call call,
+                    bool wait = false) {
   if (is_reserved_fd(fd)) return -EBADF;
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
     return fd_error_first(fd, writing, r);
+  }
+  // readv/writev on a pipe, socket or terminal wait interruptibly first (regular files never wait there;
+  // the positional forms fail on pipes at once, so they never wait).
+  if (wait) {
+    if (const int64_t r = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN); r != 0) return r;
   }
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   return from_host(call(v.data(), v.count()));
@@ -106,13 +113,13 @@ int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count,
 }
 
 SysResult sys_readv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(t, fd, iov.addr, count, false,
-                   [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); });
+  return vector_io(
+      t, fd, iov.addr, count, false, [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); }, true);
 }
 
 SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(t, fd, iov.addr, count, true,
-                   [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); });
+  return vector_io(
+      t, fd, iov.addr, count, true, [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); }, true);
 }
 
 SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {

@@ -1,10 +1,10 @@
 // Tests a guest signal ending blocking I/O waits, with the restart rules of Linux. A helper thread sends
 // SIGUSR1 to the blocked thread after 100 ms and, for calls that should restart, makes the call able to
-// complete 100 ms later. Without SA_RESTART: read, recv, send, accept, connect, poll, select and
-// epoll_wait fail with EINTR. With SA_RESTART: read, recv, send, accept and connect restart and complete;
-// poll, select and epoll_wait still fail with EINTR (never restarted); a recv on a socket with SO_RCVTIMEO
-// fails with EINTR too (sock_intr_errno). Each case checks that the handler ran once and that the wait
-// really blocked.
+// complete 100 ms later. Without SA_RESTART: read, readv, writev, recv, send, accept, connect, poll, select
+// and epoll_wait fail with EINTR. With SA_RESTART: read, readv, writev, recv, send, accept and connect
+// restart and complete; poll, select and epoll_wait still fail with EINTR (never restarted); a recv on a
+// socket with SO_RCVTIMEO fails with EINTR too (sock_intr_errno). Each case checks that the handler ran once
+// and that the wait really blocked.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <sys/epoll.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +134,16 @@ static void test_read_and_recv(int restart) {
   }
   finish(h, t0, restart ? 190 : 90, "read");
 
+  struct iovec iov = {&c, 1};
+  h = start_helper(restart ? write_pipe : NULL);
+  t0 = now_ms();
+  if (restart) {
+    CHECK_EQ(readv(pipe_fds[0], &iov, 1), 1);
+  } else {
+    CHECK_ERRNO(readv(pipe_fds[0], &iov, 1), EINTR);
+  }
+  finish(h, t0, restart ? 190 : 90, "readv");
+
   h = start_helper(restart ? send_sock : NULL);
   t0 = now_ms();
   if (restart) {
@@ -166,6 +177,18 @@ static void test_send(int restart) {
     CHECK_ERRNO(send(sock_pair[0], data, sizeof data, 0), EINTR);
   }
   finish(h, t0, restart ? 190 : 90, "send");
+  drain_sock();
+
+  fill_socket();
+  struct iovec iov = {data, 1000};
+  h = start_helper(restart ? drain_sock : NULL);
+  t0 = now_ms();
+  if (restart) {
+    CHECK_EQ(writev(sock_pair[0], &iov, 1), 1000);
+  } else {
+    CHECK_ERRNO(writev(sock_pair[0], &iov, 1), EINTR);
+  }
+  finish(h, t0, restart ? 190 : 90, "writev");
   drain_sock();
 }
 

@@ -2,6 +2,8 @@
 #include "signals/fd_wait.h"
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include <cerrno>
@@ -41,6 +43,17 @@ int64_t wait_fd(emu::Task& t, int fd, short events) {
   if (::poll(&p, 1, 0) != 0) return 0;  // ready, or an error the call itself will report
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0 || (fl & O_NONBLOCK)) return 0;
+  // A socket's SO_RCVTIMEO/SO_SNDTIMEO bounds the wait (then -EAGAIN), and a signal then ends it with -EINTR
+  // whatever SA_RESTART says (sock_intr_errno).
+  ::timeval tv{};
+  socklen_t len = sizeof tv;
+  const int opt = (events & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
+  if (::getsockopt(fd, SOL_SOCKET, opt, &tv, &len) == 0 && (tv.tv_sec != 0 || tv.tv_usec != 0)) {
+    const timespec deadline = add(now(CLOCK_MONOTONIC), {tv.tv_sec, tv.tv_usec * 1000});
+    const int64_t r = poll_interruptible(t, &p, 1, &deadline);
+    if (r == -EINTR) return -EINTR;
+    return r == 0 ? -EAGAIN : 0;
+  }
   const int64_t r = poll_interruptible(t, &p, 1, nullptr);
   return r == -EINTR ? kERESTARTSYS : 0;
 }

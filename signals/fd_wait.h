@@ -15,7 +15,8 @@ namespace signals {
 
 // Waits until fd has `events` (POLLIN/POLLOUT) or the thread is interrupted, with the run lock released.
 // Returns 0 when the caller should do its call now (ready, non-blocking fd, or an fd poll cannot wait on),
-// or kERESTARTSYS when a signal arrived first.
+// or kERESTARTSYS when a signal arrived first. A socket with SO_RCVTIMEO (POLLIN) or SO_SNDTIMEO (POLLOUT)
+// waits that long at most (-EAGAIN after), and a signal ends its wait with -EINTR, never restarted.
 int64_t wait_fd(emu::Task& t, int fd, short events);
 
 // poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without

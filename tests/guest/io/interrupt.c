@@ -2,9 +2,9 @@
 // SIGUSR1 to the blocked thread after 100 ms and, for calls that should restart, makes the call able to
 // complete 100 ms later. Without SA_RESTART: read, readv, writev, recv, send, accept, connect, poll, select
 // and epoll_wait fail with EINTR. With SA_RESTART: read, readv, writev, recv, send, accept and connect
-// restart and complete; poll, select and epoll_wait still fail with EINTR (never restarted); a recv on a
-// socket with SO_RCVTIMEO fails with EINTR too (sock_intr_errno). Each case checks that the handler ran once
-// and that the wait really blocked.
+// restart and complete; poll, select and epoll_wait still fail with EINTR (never restarted); a recv or read
+// on a socket with SO_RCVTIMEO fails with EINTR too (sock_intr_errno), and with EAGAIN at the timeout. Each
+// case checks that the handler ran once and that the wait really blocked.
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -160,6 +160,17 @@ static void test_read_and_recv(int restart) {
   t0 = now_ms();
   CHECK_ERRNO(recv(sock_pair[0], &c, 1, 0), EINTR);
   finish(h, t0, 90, "recv with SO_RCVTIMEO");
+  h = start_helper(NULL);
+  t0 = now_ms();
+  CHECK_ERRNO(read(sock_pair[0], &c, 1), EINTR);
+  finish(h, t0, 90, "read with SO_RCVTIMEO");
+  // The timeout itself: -EAGAIN after it.
+  struct timeval short_tv = {0, 100000};
+  CHECK_SYS(setsockopt(sock_pair[0], SOL_SOCKET, SO_RCVTIMEO, &short_tv, sizeof short_tv));
+  t0 = now_ms();
+  CHECK_ERRNO(read(sock_pair[0], &c, 1), EAGAIN);
+  CHECK_GE(now_ms() - t0, 90);
+  CHECK_LT(now_ms() - t0, 5000);
   struct timeval none = {0, 0};
   CHECK_SYS(setsockopt(sock_pair[0], SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none));
 }

@@ -10,6 +10,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <vector>
 
 #include "emu/elf.h"
@@ -42,13 +44,22 @@ struct Image {
   uint64_t bias = 0;
 };
 
-bool read_file(int fd, std::vector<uint8_t>* data) {
+// The whole file, for the parser. Not zero-filled first (the read fills it), and not mmap'd: a file
+// truncated under us would raise SIGBUS in a64run.
+struct FileBytes {
+  std::unique_ptr<uint8_t[]> bytes;
+  size_t size = 0;
+};
+
+bool read_file(int fd, FileBytes* data) {
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  data->resize(static_cast<size_t>(st.st_size));
+  data->size = static_cast<size_t>(st.st_size);
+  data->bytes.reset(new (std::nothrow) uint8_t[data->size + 1]);
+  if (!data->bytes) return false;
   size_t done = 0;
-  while (done < data->size()) {
-    const ssize_t n = ::pread(fd, data->data() + done, data->size() - done, static_cast<off_t>(done));
+  while (done < data->size) {
+    const ssize_t n = ::pread(fd, data->bytes.get() + done, data->size - done, static_cast<off_t>(done));
     if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
@@ -92,7 +103,7 @@ bool load_image(AddressSpace& as, const std::string& path, uint64_t dyn_base, Im
     *status = errno == ENOENT ? 127 : 126;
     return false;
   }
-  std::vector<uint8_t> data;
+  FileBytes data;
   struct stat st {};
   if (!read_file(fd.get(), &data) || ::fstat(fd.get(), &st) != 0) {
     *error = fmt::format("{}: not a regular file", path);
@@ -100,7 +111,7 @@ bool load_image(AddressSpace& as, const std::string& path, uint64_t dyn_base, Im
     return false;
   }
   std::string why;
-  if (!parse_elf(std::span<const uint8_t>(data.data(), data.size()), as.size(), &img->info, &why)) {
+  if (!parse_elf(std::span<const uint8_t>(data.bytes.get(), data.size), as.size(), &img->info, &why)) {
     *error = fmt::format("{}: {}", path, why);
     *status = 126;
     return false;

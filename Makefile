@@ -1,4 +1,5 @@
-# Top-level entry points: build, demo, setup, fuzz, bench. The test and lint lanes live in Makefile.check.
+# Top-level entry points: build, demo, setup, fuzz, bench, bench-stall, sigcost. The test and lint lanes live
+# in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
 BUILD ?= build
@@ -28,7 +29,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup fuzz bench clean
+.PHONY: all configure demo setup fuzz bench bench-stall sigcost clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -54,6 +55,20 @@ fuzz:
 
 bench: all
 	QUICK=$(QUICK) BUILD=$(BUILD) bench/run
+
+# The preemption stall workload (workloads/stall/README.md) natively, under qemu-aarch64 and under a64run,
+# async preemption on and off: one table. RUNS runs per arm; STALL_ARGS go to the workload.
+RUNS ?= 1
+STALL_ARGS ?= -secs 5
+bench-stall: all
+	RUNS=$(RUNS) python3 workloads/stall/bench_stall.py --build $(BUILD) -- $(STALL_ARGS)
+
+# workloads/sigcost for arm64 (static, for a64run or qemu-aarch64) and natively, into $(BUILD)/workloads/sigcost/.
+SIGCOST_CFLAGS = -O2 -g -std=gnu17 -Wall -Wextra -Werror -pthread -static
+sigcost:
+	mkdir -p $(BUILD)/workloads/sigcost
+	aarch64-linux-gnu-gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.arm64 workloads/sigcost/sigcost.c
+	gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.amd64 workloads/sigcost/sigcost.c
 
 clean:
 	rm -rf $(BUILD) build-asan build-ubsan build-tsan $(FUZZ_BUILD)

@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "emu/loader.h"
 #include "emu/task.h"
 #include "signals/host_signals.h"
 #include "signals/signals.h"
+#include "signals/slow_core.h"
 #include "signals/stats.h"
 
 extern char** environ;
@@ -36,6 +38,10 @@ void usage(FILE* out) {
       "  --strace        print one line per syscall to stderr\n"
       "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
       "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
+      "  --signal-delay-pre-ack-us=N   slow-core model: busy-wait N us in the thread before each signal\n"
+      "                  handler runs\n"
+      "  --signal-delay-post-ack-us=N  slow-core model: busy-wait N us in the thread at each rt_sigreturn,\n"
+      "                  after the handler ran\n"
       "  -h, --help      show this help\n"
       "  --version       show the version\n",
       kDefaultSysroot);
@@ -73,6 +79,26 @@ std::string find_program(const std::string& name) {
   return name;
 }
 
+// --signal-delay-pre-ack-us=N / --signal-delay-post-ack-us=N (signals/slow_core.h). Returns false when `a`
+// is not one of them; *bad is set when it is but N is not a number of microseconds up to 10 s.
+bool parse_signal_delay(const std::string& a, bool* bad) {
+  static uint32_t pre_us = 0, post_us = 0;
+  constexpr std::string_view kPre = "--signal-delay-pre-ack-us=", kPost = "--signal-delay-post-ack-us=";
+  const bool pre = a.starts_with(kPre);
+  if (!pre && !a.starts_with(kPost)) return false;
+  const std::string v = a.substr(pre ? kPre.size() : kPost.size());
+  char* end = nullptr;
+  const unsigned long us = std::strtoul(v.c_str(), &end, 10);
+  *bad = v.empty() || *end != '\0' || us > 10'000'000;
+  if (*bad) {
+    fmt::print(stderr, "a64run: {}: want a number of microseconds (0 to 10000000)\n", a);
+    return true;
+  }
+  (pre ? pre_us : post_us) = static_cast<uint32_t>(us);
+  signals::set_signal_delays(pre_us, post_us);
+  return true;
+}
+
 // Parses the command line into opts; returns -1 to continue, or an exit status.
 int parse_args(int argc, char** argv, emu::Options* opts) {
   std::string argv0;
@@ -107,6 +133,10 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     if (a == "--signal-stats" || a.rfind("--signal-stats=", 0) == 0) {
       opts->signal_stats = a.size() > 15 ? a.substr(15) : "-";
       signals::enable_stats(a.size() > 15 ? a.substr(15) : "");
+      continue;
+    }
+    if (bool bad = false; parse_signal_delay(a, &bad)) {
+      if (bad) return 2;
       continue;
     }
     const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;

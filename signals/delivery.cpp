@@ -12,6 +12,7 @@
 #include "emu/task.h"
 #include "signals/frame_arm64.h"
 #include "signals/signals.h"
+#include "signals/slow_core.h"
 #include "signals/stats.h"
 
 namespace signals {
@@ -114,6 +115,7 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
 
 bool run_handler(emu::Task& t, const PendingSignal& p, const guest::sigaction& act, sigset_t old_mask,
                  const FaultDetail* fault) {
+  delay_before_handler(t);  // the slow-core model's pre-ack delay (no-op unless asked for)
   if (!setup_rt_frame(t, p.info, act, old_mask, fault, t.proc().sigreturn_trampoline)) return false;
   record_handler_entry(t, p);
   return true;

@@ -11,6 +11,7 @@
 #include "signals/park.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
+#include "signals/stats.h"
 
 namespace signals {
 namespace {
@@ -31,7 +32,9 @@ void notify(emu::Task& t) {
 int64_t enqueue_locked(ProcessSignals& ps, PendingQueue& q, const guest::siginfo& info, int32_t timer,
                        uint32_t seq) {
   const int sig = info.si_signo;
-  if (sig < guest::kSIGRTMIN && q.has(sig)) return 0;
+  const bool merged = sig < guest::kSIGRTMIN && q.has(sig);
+  record_send(sig, merged);  // --signal-stats: every send, and those merged into one already pending
+  if (merged) return 0;
   if (sig >= guest::kSIGRTMIN && ps.queued >= sigpending_limit()) return -EAGAIN;
   q.push(PendingSignal{info, now_ns(), timer, seq});
   ++ps.queued;

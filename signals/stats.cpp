@@ -22,6 +22,8 @@ struct Samples {
 };
 
 std::atomic<bool> g_enabled{false};
+std::atomic<uint64_t> g_sent[kNumSignals + 1];
+std::atomic<uint64_t> g_merged[kNumSignals + 1];
 std::mutex g_mu;
 Samples g_samples[kNumSignals + 1];  // GUARDED_BY(g_mu)
 std::string g_json_path;
@@ -56,6 +58,12 @@ bool stats_enabled() {
   return g_enabled.load(std::memory_order_relaxed);
 }
 
+void record_send(int sig, bool merged) {
+  if (!stats_enabled() || sig < 1 || sig > kNumSignals) return;
+  g_sent[sig].fetch_add(1, std::memory_order_relaxed);
+  if (merged) g_merged[sig].fetch_add(1, std::memory_order_relaxed);
+}
+
 void record_handler_entry(emu::Task& t, const PendingSignal& p) {
   if (!stats_enabled()) return;
   const uint64_t now = now_ns();
@@ -78,21 +86,25 @@ void print_stats_at_exit() {
   if (!stats_enabled()) return;
   std::lock_guard lk(g_mu);
   std::string table = "a64run signal stats (microseconds)\n";
-  table += fmt::format("{:>4} {:>8} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>10}\n", "sig", "count",
-                       "queue.p50", "queue.p99", "queue.max", "returns", "hand.p50", "hand.p99", "hand.max");
+  table += fmt::format("{:>4} {:>8} {:>8} {:>8} {:>10} {:>10} {:>10} {:>8} {:>10} {:>10} {:>10}\n", "sig",
+                       "sent", "merged", "count", "queue.p50", "queue.p99", "queue.max", "returns",
+                       "hand.p50", "hand.p99", "hand.max");
   std::string json = "{\"signals\": [";
   bool first = true;
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     const Summary q = summarize(g_samples[sig].queue_to_entry);
     const Summary h = summarize(g_samples[sig].entry_to_return);
-    if (q.count == 0 && h.count == 0) continue;
-    table += fmt::format("{:>4} {:>8} {:>10.1f} {:>10.1f} {:>10.1f} {:>8} {:>10.1f} {:>10.1f} {:>10.1f}\n",
-                         sig, q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
+    const uint64_t sent = g_sent[sig].load(), merged = g_merged[sig].load();
+    if (q.count == 0 && h.count == 0 && sent == 0) continue;
+    table += fmt::format(
+        "{:>4} {:>8} {:>8} {:>8} {:>10.1f} {:>10.1f} {:>10.1f} {:>8} {:>10.1f} {:>10.1f} {:>10.1f}\n", sig,
+        sent, merged, q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
     json += fmt::format(
-        "{}{{\"signal\": {}, \"delivered\": {}, \"queue_to_entry_us\": {{\"p50\": {:.3f}, \"p99\": {:.3f}, "
+        "{}{{\"signal\": {}, \"sent\": {}, \"merged\": {}, \"delivered\": {}, \"queue_to_entry_us\": "
+        "{{\"p50\": {:.3f}, \"p99\": {:.3f}, "
         "\"max\": {:.3f}}}, \"returns\": {}, \"entry_to_return_us\": {{\"p50\": {:.3f}, \"p99\": {:.3f}, "
         "\"max\": {:.3f}}}}}",
-        first ? "" : ", ", sig, q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
+        first ? "" : ", ", sig, sent, merged, q.count, q.p50, q.p99, q.max, h.count, h.p50, h.p99, h.max);
     first = false;
   }
   json += "]}\n";

@@ -12,6 +12,7 @@
 
 #include "signals/host_signals.h"
 #include "signals/signals.h"
+#include "signals/slow_core.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 
@@ -287,7 +288,9 @@ SysResult sys_rt_sigreturn(Task& t) {
     si.si_signo = guest::kSIGSEGV;
     si.si_code = guest::kSI_KERNEL;
     signals::deliver_fault(t, si, {});
+    return kNoReturnValue;
   }
+  signals::delay_after_sigreturn(t);  // the slow-core model's post-ack delay (no-op unless asked for)
   return kNoReturnValue;
 }
 

@@ -1,6 +1,7 @@
-"""Builds what the benchmark runs: every C probe twice (static aarch64 for qemu-aarch64 and a64run, static
-x86-64 for the native column; the dynamic hello both ways dynamic), the Go probe for arm64 and amd64, the
-stall workload when it exists, and the host-side spawn timer. Outputs go to out/build/<arch>/; a C probe is
+"""Builds what the benchmark runs: every C probe (bench/probes, and sigcost from workloads/sigcost) twice
+(static aarch64 for qemu-aarch64 and a64run, static x86-64 for the native column; the dynamic hello both
+ways dynamic), the Go probe for arm64 and amd64, the stall workload when it exists, and the host-side spawn
+timer. Outputs go to out/build/<arch>/; a C probe is
 rebuilt only when its source or common.h is newer. A build failure is recorded, never raised: the jobs
 that need the missing binary then fail with that reason."""
 
@@ -15,7 +16,9 @@ GOARCH = {ARCH_GUEST: "arm64", ARCH_NATIVE: "amd64"}
 # -ffp-contract=off: aarch64 gcc would fuse a*b+c into fmadd and x86-64 (no FMA at -O2) would not, and
 # the floating-point checksums must match bit for bit.
 CFLAGS = ["-O2", "-g", "-std=gnu17", "-Wall", "-Wextra", "-Werror", "-pthread", "-ffp-contract=off"]
-PROBES = ["sig_latency", "eintr4", "sigcost", "sleep_res", "ipc", "spawn", "ret0", "hello", "kernels"]
+PROBES = ["sig_latency", "eintr4", "sleep_res", "ipc", "spawn", "ret0", "hello", "kernels"]
+# Probes that live in workloads/ as programs of their own (self-contained: no common.h).
+WORKLOAD_PROBES = ["sigcost"]
 # Dynamic variants: artifact name -> source stem.
 DYNAMIC = {"hello_dyn": "hello"}
 
@@ -91,6 +94,8 @@ def build_all(bench_dir, repo_dir, out_dir, log):
         d.mkdir(parents=True, exist_ok=True)
         for name in PROBES:
             _build_c(arts, arch, name, probes / f"{name}.c", common, d, True, log)
+        for name in WORKLOAD_PROBES:
+            _build_c(arts, arch, name, repo_dir / "workloads" / name / f"{name}.c", [], d, True, log)
         for name, stem in DYNAMIC.items():
             _build_c(arts, arch, name, probes / f"{stem}.c", common, d, False, log)
         _build_go(arts, arch, "gosig", bench_dir / "go" / "gosig", d, log)

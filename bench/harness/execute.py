@@ -69,6 +69,19 @@ class RunResult:
         return ""
 
 
+# Workloads print one record line, `RESULT key=value key=value...` (workloads/stall/main.go), whose first key
+# names it; the figures the report shows are taken from its fields: record key -> {field: (figure, unit)}.
+RECORD_FIGURES = {"go": {"max_gap_ms": ("stall.max_gap", "ms")}}
+
+
+def _parse_record(pairs, res):
+    fields = dict(p.split("=", 1) for p in pairs if "=" in p)
+    for field, (figure, unit) in RECORD_FIGURES[pairs[0].split("=", 1)[0]].items():
+        if field in fields:
+            res.results[figure] = float(fields[field])
+            res.units[figure] = unit
+
+
 def parse_output(text, res):
     for line in text.splitlines():
         words = line.split()
@@ -77,6 +90,9 @@ def parse_output(text, res):
         try:
             if words[0] == "RESULT" and len(words) >= 2 and "=" in words[1]:
                 name, value = words[1].split("=", 1)
+                if name in RECORD_FIGURES:  # a workload's one-line record (workloads/stall)
+                    _parse_record(words[1:], res)
+                    continue
                 res.results[name] = float(value)
                 unit = next((w[5:] for w in words[2:] if w.startswith("unit=")), "")
                 res.units[name] = unit

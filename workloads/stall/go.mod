@@ -1,0 +1,3 @@
+module a64run.local/workloads/stall
+
+go 1.19

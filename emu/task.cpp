@@ -222,6 +222,7 @@ void Task::exit_thread(int status) {
 // A synchronous fault becomes the guest signal Linux would send, with the ESR an EL0 exception would have.
 void Task::deliver_fault_signal(const StopInfo& stop) {
   constexpr uint64_t kIl = 1ull << 25;
+  constexpr uint32_t kExcpDataAbort = 4;  // QEMU's EXCP_DATA_ABORT, as Unicorn's interrupt hook reports it
   guest::siginfo si{};
   signals::FaultDetail detail;
   const uint64_t pc = cpu_->pc();
@@ -235,6 +236,15 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
     detail.address = addr;
     detail.esr =
         ((fetch ? 0x20ull : 0x24ull) << 26) | kIl | (stop.access == PROT_WRITE ? 1ull << 6 : 0) | fsc;
+  } else if (stop.kind == StopKind::kOtherException && stop.intno == kExcpDataAbort) {
+    // Refused TLB fills end as kFault, so a data abort here is an alignment fault (an exclusive or atomic
+    // access off its size): do_alignment_fault's SIGBUS/BUS_ADRALN at the access address, DFSC 0x21.
+    const uint64_t addr = exact_fault_address(*cpu_, pc, 0);
+    si.si_signo = guest::kSIGBUS;
+    si.si_code = guest::kBUS_ADRALN;
+    si.fields.sigfault.addr = addr;
+    detail.address = addr;
+    detail.esr = (0x24ull << 26) | kIl | 0x21;
   } else if (stop.kind == StopKind::kBreakpoint) {
     uint32_t insn = 0;
     (void)copy_in(as(), &insn, pc, 4);

@@ -64,15 +64,16 @@ void restart_for_handler(emu::Task& t, const guest::sigaction& act) {
   }
 }
 
-// The handler for sig is about to run: returns the mask its frame saves (the sigsuspend mask if one is
-// pending), raises the thread's mask by sa_mask and sig itself (unless SA_NODEFER), applies SA_RESETHAND.
+// The handler for sig is about to run: returns the mask its frame saves (the mask from before sigsuspend if
+// one is saved), raises the thread's current mask (sigsuspend's temporary one, as signal_delivered ors into
+// current->blocked) by sa_mask and sig itself (unless SA_NODEFER), applies SA_RESETHAND.
 sigset_t enter_handler_locked(emu::Task& t, int sig, guest::sigaction& slot) {
   ThreadSignals& ts = t.sig();
   const guest::sigaction act = slot;
   const sigset_t old_mask = ts.has_saved_mask ? ts.saved_mask : ts.blocked;
   ts.has_saved_mask = false;
   if (act.sa_flags & guest::kSA_RESETHAND) slot.handler = guest::kSIG_DFL;
-  sigset_t mask = old_mask | act.sa_mask;
+  sigset_t mask = ts.blocked | act.sa_mask;
   if (!(act.sa_flags & guest::kSA_NODEFER)) mask |= sig_bit(sig);
   set_blocked_locked(t, mask);
   return old_mask;

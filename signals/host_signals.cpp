@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -29,6 +30,26 @@ std::atomic<int> g_intake_tid{0};
   return s;
 }
 
+// SA_NOCLDSTOP: no SIGCHLD for a child's stop or continue (do_notify_parent_cldstop). Applied here, not by
+// the host: the host's SIGCHLD also wakes wait4/waitid callers (mirror_sigchld_action). A child's exit may
+// have been merged into a stop's host SIGCHLD still pending (standard signals coalesce), so when a child is
+// waitable as exited, the signal is kept and carries that exit (waitid WNOWAIT leaves the child to the
+// guest).
+bool suppressed_by_nocldstop(emu::Process& proc, siginfo_t* hsi) {
+  if (hsi->si_code != CLD_STOPPED && hsi->si_code != CLD_CONTINUED) return false;
+  {
+    ProcessSignals& ps = proc.signals();
+    std::lock_guard lk(ps.sig_lock);
+    if (!(ps.actions[SIGCHLD - 1].sa_flags & guest::kSA_NOCLDSTOP)) return false;
+  }
+  siginfo_t exited{};
+  if (::waitid(P_ALL, 0, &exited, WEXITED | WNOHANG | WNOWAIT) == 0 && exited.si_pid != 0) {
+    *hsi = exited;
+    return false;
+  }
+  return true;
+}
+
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   syscalls::reserve_tid(static_cast<int>(::gettid()));
@@ -44,8 +65,12 @@ void* intake_main(void* arg) {
       continue;
     }
     if (sig == SIGCHLD) {
+      // Decided before the waiters wake: a woken waiter could reap the exit that suppressed_by_nocldstop
+      // looks for.
+      const bool suppressed = suppressed_by_nocldstop(*proc, &hsi);
       g_child_events.fetch_add(1, std::memory_order_acq_rel);
       proc->wake_child_waiters();
+      if (suppressed) continue;
     }
     send_to_process(*proc, guest::to_guest(hsi));
   }
@@ -73,14 +98,14 @@ void restart_host_signal_intake(emu::Process& proc) {
 }
 
 void mirror_sigchld_action(const guest::sigaction& act) {
+  // The host must send SIGCHLD for every child event: it is what wakes a parked wait4/waitid. So never host
+  // SIG_IGN (no signal at all) or SA_NOCLDSTOP (a waitpid(WUNTRACED) would sleep through the stop). The
+  // guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's SA_NOCLDWAIT, which reaps and still sends
+  // SIGCHLD; SA_NOCLDSTOP is applied by the intake thread. SIGCHLD stays blocked everywhere and is taken by
+  // the intake thread, so the host handler never runs.
   struct sigaction h {};
-  if (act.handler == guest::kSIG_IGN) {
-    h.sa_handler = SIG_IGN;
-  } else {
-    // Blocked everywhere and taken by the intake thread: the handler never runs; the flags are what count.
-    h.sa_handler = SIG_DFL;
-    h.sa_flags = static_cast<int>(act.sa_flags & (guest::kSA_NOCLDSTOP | guest::kSA_NOCLDWAIT));
-  }
+  h.sa_handler = SIG_DFL;
+  if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags = SA_NOCLDWAIT;
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 

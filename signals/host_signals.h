@@ -1,6 +1,7 @@
 // Host signals: every emulator thread blocks the asynchronous ones; one intake thread takes them
-// (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition mirrors the guest's, so
-// SIG_IGN auto-reaping, SA_NOCLDWAIT and SA_NOCLDSTOP are the host kernel's own.
+// (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition follows the guest's
+// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT), but the host always sends SIGCHLD, which
+// wakes wait4/waitid; the intake thread applies SA_NOCLDSTOP.
 #pragma once
 
 #include <cstdint>

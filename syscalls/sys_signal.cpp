@@ -209,14 +209,15 @@ SysResult sys_tkill(Task& t, int tid, int sig) {
   return sys_tgkill(t, ::getpid(), tid, sig);
 }
 
-// rt_sigqueueinfo(2): a caller may not forge kernel si_codes for another process (or SI_TKILL at all).
+// rt_sigqueueinfo(2): a caller may use kernel si_codes (>= 0, SI_TKILL) only towards itself, and "itself" is
+// its thread id (Linux compares pid with task_pid_vnr(current)): only the main thread passes for its process.
 SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::siginfo> info) {
   if (!valid_sig(sig)) return -EINVAL;
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
+  if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && pid != t.tid()) return -EPERM;
   if (pid != ::getpid()) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
-  if (si.si_code >= 0 || si.si_code == guest::kSI_TKILL) return -EPERM;
   return signals::send_to_process(t.proc(), si);
 }
 

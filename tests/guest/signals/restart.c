@@ -1,0 +1,265 @@
+// Tests the restart rules of the blocking calls that io/interrupt.c does not cover (that file has read, recv,
+// send, accept, connect, poll, select and epoll_wait). A helper thread sends SIGUSR1 after 100 ms and, for
+// calls that should restart, makes the call able to complete 100 ms later. With SA_RESTART: wait4, futex
+// FUTEX_WAIT without a timeout and sem_wait restart and complete; futex with a timeout, nanosleep and
+// clock_nanosleep (relative: with the remaining time; TIMER_ABSTIME) fail with EINTR. Without SA_RESTART all
+// of them fail with EINTR. And when no handler runs (the process is stopped by SIGTSTP and continued),
+// nanosleep and clock_nanosleep TIMER_ABSTIME resume and sleep their full time, returning 0.
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms) {
+  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) != 0) {
+  }
+}
+
+static volatile sig_atomic_t handled;
+static void on_usr1(int sig) {
+  (void)sig;
+  handled++;
+}
+
+static void set_handler(int restart) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_usr1;
+  sa.sa_flags = restart ? SA_RESTART : 0;
+  REQUIRE_SYS(sigaction(SIGUSR1, &sa, NULL));
+  handled = 0;
+}
+
+struct helper {
+  pthread_t target, thread;
+  void (*unblock)(void);
+};
+static void* helper_main(void* arg) {
+  struct helper* h = arg;
+  sleep_ms(100);
+  pthread_kill(h->target, SIGUSR1);
+  if (h->unblock) {
+    sleep_ms(100);
+    h->unblock();
+  }
+  return NULL;
+}
+static void start_helper(struct helper* h, void (*unblock)(void)) {
+  h->target = pthread_self();
+  h->unblock = unblock;
+  REQUIRE(pthread_create(&h->thread, NULL, helper_main, h) == 0);
+}
+static void finish(struct helper* h, double t0, double min_ms, const char* what) {
+  pthread_join(h->thread, NULL);
+  if (!CHECK_EQ(handled, 1)) NOTE("%s", what);
+  if (!CHECK_GE(now_ms() - t0, min_ms)) NOTE("%s", what);
+}
+
+static pid_t wait_child;
+static void end_child(void) {
+  kill(wait_child, SIGKILL);
+}
+
+static void test_wait4(int restart) {
+  set_handler(restart);
+  wait_child = fork();
+  REQUIRE(wait_child >= 0);
+  if (wait_child == 0) {
+    pause();
+    _exit(0);
+  }
+  struct helper h;
+  start_helper(&h, end_child);
+  double t0 = now_ms();
+  int status = 0;
+  if (restart) {
+    CHECK_EQ(wait4(wait_child, &status, 0, NULL), wait_child);
+    if (!CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) NOTE("status 0x%x", status);
+    finish(&h, t0, 200, "wait4 SA_RESTART");
+  } else {
+    CHECK_ERRNO(wait4(wait_child, &status, 0, NULL), EINTR);
+    finish(&h, t0, 100, "wait4");
+    CHECK_EQ(waitpid(wait_child, &status, 0), wait_child);
+  }
+}
+
+static _Atomic uint32_t futex_word;
+static void wake_futex(void) {
+  atomic_store(&futex_word, 1);
+  syscall(SYS_futex, &futex_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void test_futex(int restart) {
+  set_handler(restart);
+  atomic_store(&futex_word, 0);
+  struct helper h;
+  start_helper(&h, wake_futex);
+  double t0 = now_ms();
+  long r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+  if (restart) {
+    CHECK_EQ(r, 0);
+    CHECK_EQ(atomic_load(&futex_word), 1);
+    finish(&h, t0, 200, "futex SA_RESTART");
+  } else {
+    CHECK_EQ(r, -1);
+    CHECK_EQ(errno, EINTR);
+    finish(&h, t0, 100, "futex");
+  }
+  // With a timeout: EINTR whatever SA_RESTART says (restart_syscall is used only when no handler runs).
+  set_handler(restart);
+  atomic_store(&futex_word, 0);
+  start_helper(&h, NULL);
+  struct timespec two_s = {2, 0};
+  t0 = now_ms();
+  CHECK_ERRNO(syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &two_s, NULL, 0), EINTR);
+  CHECK_LT(now_ms() - t0, 1500);
+  finish(&h, t0, 100, "futex with timeout");
+}
+
+static sem_t sem;
+static void post_sem(void) {
+  sem_post(&sem);
+}
+
+static void test_sem_wait(int restart) {
+  set_handler(restart);
+  sem_init(&sem, 0, 0);
+  struct helper h;
+  start_helper(&h, post_sem);
+  double t0 = now_ms();
+  int r = sem_wait(&sem);
+  int err = errno;
+  if (restart) {
+    // qemu 7.2 gap: SA_RESTART does not restart sem_wait's futex wait (it fails with EINTR).
+    if (!on_reference_qemu()) {
+      CHECK_EQ(r, 0);
+      finish(&h, t0, 200, "sem_wait SA_RESTART");
+    } else {
+      pthread_join(h.thread, NULL);
+      NOTE("skipped under qemu: sem_wait restart under SA_RESTART");
+    }
+  } else {
+    CHECK_EQ(r, -1);
+    CHECK_EQ(err, EINTR);
+    finish(&h, t0, 100, "sem_wait");
+  }
+  sem_destroy(&sem);
+}
+
+static void test_sleeps(int restart) {
+  set_handler(restart);
+  struct helper h;
+  start_helper(&h, NULL);
+  struct timespec req = {3, 0}, rem = {0, 0};
+  double t0 = now_ms();
+  CHECK_ERRNO(nanosleep(&req, &rem), EINTR);
+  finish(&h, t0, 100, "nanosleep");
+  // The remainder: the 3 s asked for less the time slept (100 ms and a margin for slow lanes).
+  double rem_ms = rem.tv_sec * 1e3 + rem.tv_nsec / 1e6;
+  CHECK_LE(rem_ms, 2900);
+  CHECK_GE(rem_ms, 1500);
+
+  set_handler(restart);
+  start_helper(&h, NULL);
+  rem = (struct timespec){0, 0};
+  t0 = now_ms();
+  CHECK_EQ(clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem), EINTR);
+  finish(&h, t0, 100, "clock_nanosleep");
+  rem_ms = rem.tv_sec * 1e3 + rem.tv_nsec / 1e6;
+  CHECK_LE(rem_ms, 2900);
+  CHECK_GE(rem_ms, 1500);
+
+  set_handler(restart);
+  start_helper(&h, NULL);
+  struct timespec abs;
+  clock_gettime(CLOCK_REALTIME, &abs);
+  abs.tv_sec += 3;
+  struct timespec untouched = {7, 7};
+  t0 = now_ms();
+  CHECK_EQ(clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &abs, &untouched), EINTR);
+  CHECK_LT(now_ms() - t0, 2500);
+  finish(&h, t0, 100, "clock_nanosleep TIMER_ABSTIME");
+  CHECK_EQ(untouched.tv_sec, 7);
+  CHECK_EQ(untouched.tv_nsec, 7);
+}
+
+// In a child: a thread stops the process with SIGTSTP while the main thread sleeps; the parent continues it.
+// No handler runs, so each sleep restarts and lasts its full time.
+static pthread_t child_main;
+static void* stopper(void* arg) {
+  (void)arg;
+  sleep_ms(100);
+  pthread_kill(child_main, SIGTSTP);
+  return NULL;
+}
+static int child_sleeps(void) {
+  child_main = pthread_self();
+  int bad = 0;
+  for (int abstime = 0; abstime < 2; abstime++) {
+    pthread_t th;
+    if (pthread_create(&th, NULL, stopper, NULL) != 0) return 10;
+    double t0 = now_ms();
+    int r;
+    if (abstime) {
+      struct timespec abs;
+      clock_gettime(CLOCK_MONOTONIC, &abs);
+      abs.tv_nsec += 400000000;
+      if (abs.tv_nsec >= 1000000000) {
+        abs.tv_sec++;
+        abs.tv_nsec -= 1000000000;
+      }
+      r = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
+    } else {
+      struct timespec req = {0, 400000000};
+      r = nanosleep(&req, NULL) == 0 ? 0 : errno;
+    }
+    if (r != 0) bad |= 1 << (2 * abstime);
+    if (now_ms() - t0 < 400) bad |= 2 << (2 * abstime);
+    pthread_join(th, NULL);
+  }
+  return bad;
+}
+
+static void test_restart_without_handler(void) {
+  pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) _exit(child_sleeps());
+  for (int i = 0; i < 2; i++) {
+    int status = 0;
+    CHECK_EQ(waitpid(pid, &status, WUNTRACED), pid);
+    if (!CHECK(WIFSTOPPED(status) && WSTOPSIG(status) == SIGTSTP)) {
+      NOTE("status 0x%x", status);
+      if (!WIFSTOPPED(status)) return;
+    }
+    CHECK_SYS(kill(pid, SIGCONT));
+  }
+  int status = 0;
+  CHECK_EQ(waitpid(pid, &status, 0), pid);
+  if (!CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0)) NOTE("status 0x%x", status);
+}
+
+int main(void) {
+  for (int restart = 0; restart < 2; restart++) {
+    test_wait4(restart);
+    test_futex(restart);
+    test_sem_wait(restart);
+    test_sleeps(restart);
+  }
+  test_restart_without_handler();
+  return check_done();
+}

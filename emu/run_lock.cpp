@@ -19,9 +19,13 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   } else {
     queue_.push_back(self);
   }
-  // Ask a holder that keeps running to yield at its next block: after the minimum granularity for a woken
-  // thread, after a full slice for a CPU-bound one. Asynchronous uc_emu_stop is never used (section 3).
+  // Ask a holder that keeps running to yield at its next block: at once for a thread with a signal to take
+  // (delivery latency is what a64run is for), after the minimum granularity for a woken thread, after a
+  // full slice for a CPU-bound one. Asynchronous uc_emu_stop is never used (section 3).
   const auto wait = priority ? kWakeGranularity : kSlice;
+  if (priority && self->has_request(Vcpu::kRequestSignal) && queue_.front() == self && holder_ != nullptr) {
+    holder_->request(Vcpu::kRequestYield);
+  }
   while (holder_ != self) {
     Vcpu* seen = holder_;
     if (cv_.wait_for(lk, wait) == std::cv_status::timeout && holder_ == seen && seen != nullptr &&

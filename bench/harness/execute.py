@@ -26,13 +26,17 @@ class Runner:
     prefix: list  # command words before the program
     dyn_prefix: list  # the same for a dynamically linked program
     why_unavailable: str = ""
+    env: dict = field(default_factory=dict)  # added to the environment of every run
 
 
 def make_runners(a64run_path):
     qemu = shutil.which("qemu-aarch64")
     runners = [Runner("native", ARCH_NATIVE, [], [])]
     if qemu:
-        runners.append(Runner("qemu-aarch64", ARCH_GUEST, [qemu], [qemu, "-L", SYSROOT]))
+        # qemu-aarch64 hands a guest's execve of an arm64 program to the host, which (without binfmt_misc)
+        # cannot run it: the spawn probe execs through qemu itself, as binfmt_misc would (BENCH_EXEC_VIA).
+        runners.append(Runner("qemu-aarch64", ARCH_GUEST, [qemu], [qemu, "-L", SYSROOT],
+                              env={"BENCH_EXEC_VIA": qemu}))
     else:
         runners.append(Runner("qemu-aarch64", ARCH_GUEST, [], [], "qemu-aarch64 not installed "
                               "(apt-get install --no-install-recommends qemu-user)"))
@@ -192,7 +196,8 @@ class Executor:
         timeout = job.timeout(self.quick)
         if job.kind == "startup":
             return self._run_startup(job, runner, prog, rep, log, timeout)
-        res = run_command(prog + job.args(self.quick), timeout, self.scratch, log)
+        env = dict(os.environ, **runner.env) if runner.env else None
+        res = run_command(prog + job.args(self.quick), timeout, self.scratch, log, env)
         if job.kind == "kernel":
             self._kernel_fallback(job, res)
         return res

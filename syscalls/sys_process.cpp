@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "emu/guest_mem.h"
 #include "syscalls/abi/errno.h"
 
 namespace syscalls {
@@ -130,6 +131,51 @@ SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
   std::vector<gid_t> g(static_cast<size_t>(size));
   if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) return -EFAULT;
   return guest::from_host(::syscall(SYS_setgroups, size, g.data()));
+}
+
+namespace {
+
+// linux/capability.h: the header and data layouts are the same on arm64 and x86-64, and guest pids are host
+// pids, so capget/capset pass through. The kernel writes its preferred version into the header when it
+// does not know the caller's (cap_validate_magic); that write-back is copied to the guest.
+struct CapHeader {
+  uint32_t version;
+  int32_t pid;
+};
+struct CapData {
+  uint32_t effective, permitted, inheritable;
+};
+constexpr uint32_t kCapVersion1 = 0x19980330;
+
+int64_t cap_header_back(Task& t, uint64_t header, const CapHeader& before, const CapHeader& after) {
+  if (after.version == before.version) return 0;
+  return emu::copy_out(t.as(), header, &after, sizeof after) != 0 ? -EFAULT : 0;
+}
+
+}  // namespace
+
+SysResult sys_capget(Task& t, uint64_t header, uint64_t data) {
+  CapHeader h{};
+  if (emu::copy_in(t.as(), &h, header, sizeof h) != 0) return -EFAULT;
+  const CapHeader before = h;
+  CapData d[2]{};
+  const int64_t r = guest::from_host(::syscall(SYS_capget, &h, data != 0 ? d : nullptr));
+  if (const int64_t e = cap_header_back(t, header, before, h); e != 0) return e;
+  if (r != 0 || data == 0) return r;
+  const size_t n = h.version == kCapVersion1 ? 1 : 2;
+  return emu::copy_out(t.as(), data, d, n * sizeof(CapData)) != 0 ? -EFAULT : 0;
+}
+
+SysResult sys_capset(Task& t, uint64_t header, uint64_t data) {
+  CapHeader h{};
+  if (emu::copy_in(t.as(), &h, header, sizeof h) != 0) return -EFAULT;
+  const CapHeader before = h;
+  CapData d[2]{};
+  const size_t n = h.version == kCapVersion1 ? 1 : 2;
+  if (data != 0 && emu::copy_in(t.as(), d, data, n * sizeof(CapData)) != 0) return -EFAULT;
+  const int64_t r = guest::from_host(::syscall(SYS_capset, &h, data != 0 ? d : nullptr));
+  if (const int64_t e = cap_header_back(t, header, before, h); e != 0) return e;
+  return r;
 }
 
 SysResult sys_getpgid(Task&, int pid) {

@@ -32,6 +32,8 @@ SysResult sys_setfsuid(Task& t, uint32_t uid);
 SysResult sys_setfsgid(Task& t, uint32_t gid);
 SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list);
 SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list);
+SysResult sys_capget(Task& t, uint64_t header, uint64_t data);
+SysResult sys_capset(Task& t, uint64_t header, uint64_t data);
 SysResult sys_getpgid(Task& t, int pid);
 SysResult sys_setpgid(Task& t, int pid, int pgid);
 SysResult sys_getsid(Task& t, int pid);

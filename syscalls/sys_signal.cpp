@@ -211,18 +211,19 @@ SysResult sys_tkill(Task& t, int tid, int sig) {
 
 // rt_sigqueueinfo(2): a caller may use kernel si_codes (>= 0, SI_TKILL) only towards itself, and "itself" is
 // its thread id (Linux compares pid with task_pid_vnr(current)): only the main thread passes for its process.
+// Signal 0 checks the target and the permission only, as kill(pid, 0) does.
 SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::siginfo> info) {
-  if (!valid_sig(sig)) return -EINVAL;
+  if (sig != 0 && !valid_sig(sig)) return -EINVAL;
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && pid != t.tid()) return -EPERM;
   if (pid != ::getpid()) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
-  return signals::send_to_process(t.proc(), si);
+  return sig == 0 ? 0 : signals::send_to_process(t.proc(), si);
 }
 
 SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<const guest::siginfo> info) {
-  if (!valid_sig(sig) || tid <= 0 || tgid <= 0) return -EINVAL;
+  if ((sig != 0 && !valid_sig(sig)) || tid <= 0 || tgid <= 0) return -EINVAL;
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
@@ -230,7 +231,7 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && tid != t.tid()) return -EPERM;
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
-  return signals::send_to_thread(*target, si);
+  return sig == 0 ? 0 : signals::send_to_thread(*target, si);
 }
 
 SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,

@@ -3,6 +3,7 @@
 #include "syscalls/sys_futex.h"
 
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "signals/signals.h"
@@ -74,6 +75,19 @@ SysResult sys_futex(Task& t, uint64_t uaddr, int op, uint32_t val, uint64_t time
   const auto count = [](uint32_t v) {
     return static_cast<int64_t>(static_cast<int32_t>(v) < 0 ? INT32_MAX : v);
   };
+  // A shared futex's key needs the page (get_futex_key's get_user_pages_fast): an unmapped or PROT_NONE
+  // address is -EFAULT even for the calls that do not read the word. A private key is the address alone.
+  const auto unkeyable = [&](uint64_t a) {
+    bool past_eof = false;
+    if (op & FUTEX_PRIVATE_FLAG) return false;
+    const int prot = t.as().page_prot(a, &past_eof);  // -1: unmapped
+    return prot < 0 || !(prot & PROT_READ);
+  };
+  const bool two = cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE || cmd == FUTEX_WAKE_OP;
+  if ((cmd == FUTEX_WAKE || two || (cmd == FUTEX_WAKE_BITSET && val3 != 0)) &&
+      (unkeyable(uaddr) || (two && (uaddr2 & 3) == 0 && unkeyable(uaddr2)))) {
+    return -EFAULT;
+  }
   switch (cmd) {
     case FUTEX_WAIT:
       return futex_wait(t, uaddr, val, FUTEX_BITSET_MATCH_ANY, timeout_or_val2, false,
@@ -116,7 +130,7 @@ SysResult sys_futex_waitv(Task& t, uint64_t waiters, uint32_t nr, uint32_t flags
   };
   constexpr uint32_t kSizeU32 = 0x02;
   constexpr uint32_t kPrivate = 128;
-  if (flags != 0 || nr == 0 || nr > 128) return -EINVAL;
+  if (flags != 0 || nr == 0 || nr > 128 || waiters == 0) return -EINVAL;
   if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_REALTIME) return -EINVAL;
   std::vector<GuestWaitv> g(nr);
   if (emu::copy_in(t.as(), g.data(), waiters, nr * sizeof(GuestWaitv)) != 0) return -EFAULT;

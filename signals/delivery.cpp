@@ -174,9 +174,9 @@ void die_with_signal(int sig) {
   print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);
-  // No host core file for a guest crash (a core of the emulator would describe the wrong program).
-  rlimit none{0, 0};
-  setrlimit(RLIMIT_CORE, &none);
+  // A core file only when the guest asked for one: its RLIMIT_CORE is the host's (setrlimit passes through),
+  // so the host dumps (a64run's own core, not an arm64 one) and a parent sees WCOREDUMP exactly when Linux
+  // would have written the guest's core.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
   ::sigaction(sig, &dfl, nullptr);

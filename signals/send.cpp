@@ -72,7 +72,8 @@ namespace {
 int64_t send_thread_locked(emu::Task& target, const guest::siginfo& info, int32_t timer, uint32_t seq) {
   const int sig = info.si_signo;
   ProcessSignals& ps = target.proc().signals();
-  if (!guest::sig_in(target.sig().blocked, sig) && is_ignored(ps.actions[sig - 1], sig)) return 0;
+  const sigset_t blocked = target.sig().blocked | target.sig().real_blocked;
+  if (!guest::sig_in(blocked, sig) && is_ignored(ps.actions[sig - 1], sig)) return 0;
   if (int64_t r = enqueue_locked(ps, target.sig().pending, info, timer, seq); r < 0) return r;
   signalfd_note_queued_locked(target.proc());
   recompute_locked(target);
@@ -86,7 +87,9 @@ int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int3
   if (is_ignored(ps.actions[sig - 1], sig)) {
     // A signal blocked everywhere stays queued even when ignored: its handler may change before unblocking.
     bool blocked_everywhere = true;
-    proc.for_each_thread([&](emu::Task& t) { blocked_everywhere &= guest::sig_in(t.sig().blocked, sig); });
+    proc.for_each_thread([&](emu::Task& t) {
+      blocked_everywhere &= guest::sig_in(t.sig().blocked | t.sig().real_blocked, sig);
+    });
     if (!blocked_everywhere) return 0;
   }
   if (int64_t r = enqueue_locked(ps, ps.shared, info, timer, seq); r < 0) return r;

@@ -57,6 +57,9 @@ struct ThreadSignals {
   // (or it is restored on return when no handler runs).
   bool has_saved_mask = false;
   sigset_t saved_mask = 0;
+  // rt_sigtimedwait's own mask while it waits with its set unblocked (Linux's real_blocked): a signal
+  // blocked here is still "blocked" for the ignored-signal check, so it is queued for the wait to take.
+  sigset_t real_blocked = 0;
 };
 
 struct ProcessSignals {

@@ -127,7 +127,8 @@ SysResult sys_rt_sigsuspend(Task& t, GuestPtr<const uint64_t> mask, uint64_t sig
 }
 
 // rt_sigtimedwait(2): takes a signal of `set` from the queues; the set is unblocked for the wait so that
-// senders pick and wake this thread.
+// senders pick and wake this thread, and the old mask is kept as real_blocked so that an ignored signal
+// of the set is still queued (Linux's sig_ignored checks real_blocked too).
 SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<guest::siginfo> info,
                               uint64_t timeout, uint64_t sigsetsize) {
   if (sigsetsize != guest::kSigsetSize) return -EINVAL;
@@ -153,6 +154,7 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
   // Takes a wanted signal (returns its number), reports another deliverable one (-EINTR), or arms the wait
   // (0). Runs under sig_lock.
   auto step = [&](bool arm) -> int64_t {
+    t.sig().real_blocked = 0;
     uint64_t queued = t.sig().pending.set() | ps.shared.set();
     while (const uint64_t avail = queued & want) {
       const int sig = __builtin_ctzll(avail) + 1;
@@ -167,6 +169,7 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
       signals::set_blocked_locked(t, real_blocked);
       return arm ? -EINTR : -EAGAIN;
     }
+    t.sig().real_blocked = real_blocked;
     signals::set_blocked_locked(t, real_blocked & ~want);
     return 0;
   };

@@ -64,6 +64,7 @@ static void start_helper(struct helper* h, void (*unblock)(void)) {
   h->unblock = unblock;
   REQUIRE(pthread_create(&h->thread, NULL, helper_main, h) == 0);
 }
+// min_ms: the helper's delay less 10 ms (the helper may start its sleep just before t0 is taken).
 static void finish(struct helper* h, double t0, double min_ms, const char* what) {
   pthread_join(h->thread, NULL);
   if (!CHECK_EQ(handled, 1)) NOTE("%s", what);
@@ -90,10 +91,10 @@ static void test_wait4(int restart) {
   if (restart) {
     CHECK_EQ(wait4(wait_child, &status, 0, NULL), wait_child);
     if (!CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) NOTE("status 0x%x", status);
-    finish(&h, t0, 200, "wait4 SA_RESTART");
+    finish(&h, t0, 190, "wait4 SA_RESTART");
   } else {
     CHECK_ERRNO(wait4(wait_child, &status, 0, NULL), EINTR);
-    finish(&h, t0, 100, "wait4");
+    finish(&h, t0, 90, "wait4");
     CHECK_EQ(waitpid(wait_child, &status, 0), wait_child);
   }
 }
@@ -114,11 +115,11 @@ static void test_futex(int restart) {
   if (restart) {
     CHECK_EQ(r, 0);
     CHECK_EQ(atomic_load(&futex_word), 1);
-    finish(&h, t0, 200, "futex SA_RESTART");
+    finish(&h, t0, 190, "futex SA_RESTART");
   } else {
     CHECK_EQ(r, -1);
     CHECK_EQ(errno, EINTR);
-    finish(&h, t0, 100, "futex");
+    finish(&h, t0, 90, "futex");
   }
   // With a timeout: EINTR whatever SA_RESTART says (restart_syscall is used only when no handler runs).
   set_handler(restart);
@@ -128,7 +129,7 @@ static void test_futex(int restart) {
   t0 = now_ms();
   CHECK_ERRNO(syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, 0, &two_s, NULL, 0), EINTR);
   CHECK_LT(now_ms() - t0, 1500);
-  finish(&h, t0, 100, "futex with timeout");
+  finish(&h, t0, 90, "futex with timeout");
 }
 
 static sem_t sem;
@@ -148,7 +149,7 @@ static void test_sem_wait(int restart) {
     // qemu 7.2 gap: SA_RESTART does not restart sem_wait's futex wait (it fails with EINTR).
     if (!on_reference_qemu()) {
       CHECK_EQ(r, 0);
-      finish(&h, t0, 200, "sem_wait SA_RESTART");
+      finish(&h, t0, 190, "sem_wait SA_RESTART");
     } else {
       pthread_join(h.thread, NULL);
       NOTE("skipped under qemu: sem_wait restart under SA_RESTART");
@@ -156,7 +157,7 @@ static void test_sem_wait(int restart) {
   } else {
     CHECK_EQ(r, -1);
     CHECK_EQ(err, EINTR);
-    finish(&h, t0, 100, "sem_wait");
+    finish(&h, t0, 90, "sem_wait");
   }
   sem_destroy(&sem);
 }
@@ -168,7 +169,7 @@ static void test_sleeps(int restart) {
   struct timespec req = {3, 0}, rem = {0, 0};
   double t0 = now_ms();
   CHECK_ERRNO(nanosleep(&req, &rem), EINTR);
-  finish(&h, t0, 100, "nanosleep");
+  finish(&h, t0, 90, "nanosleep");
   // The remainder: the 3 s asked for less the time slept (100 ms and a margin for slow lanes).
   double rem_ms = rem.tv_sec * 1e3 + rem.tv_nsec / 1e6;
   CHECK_LE(rem_ms, 2900);
@@ -179,7 +180,7 @@ static void test_sleeps(int restart) {
   rem = (struct timespec){0, 0};
   t0 = now_ms();
   CHECK_EQ(clock_nanosleep(CLOCK_MONOTONIC, 0, &req, &rem), EINTR);
-  finish(&h, t0, 100, "clock_nanosleep");
+  finish(&h, t0, 90, "clock_nanosleep");
   rem_ms = rem.tv_sec * 1e3 + rem.tv_nsec / 1e6;
   CHECK_LE(rem_ms, 2900);
   CHECK_GE(rem_ms, 1500);
@@ -193,7 +194,7 @@ static void test_sleeps(int restart) {
   t0 = now_ms();
   CHECK_EQ(clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &abs, &untouched), EINTR);
   CHECK_LT(now_ms() - t0, 2500);
-  finish(&h, t0, 100, "clock_nanosleep TIMER_ABSTIME");
+  finish(&h, t0, 90, "clock_nanosleep TIMER_ABSTIME");
   CHECK_EQ(untouched.tv_sec, 7);
   CHECK_EQ(untouched.tv_nsec, 7);
 }

@@ -18,8 +18,11 @@ namespace {
 
 constexpr size_t kVforkStack = size_t{256} * 1024;
 
-// Flags a host process clone can honour as they are (fd table and fs sharing, the parent relationship).
-constexpr uint64_t kHostCloneFlags = CLONE_FILES | CLONE_FS | CLONE_PARENT | CLONE_SYSVSEM | CLONE_IO;
+// Flags a host process clone can honour as they are (fd table and fs sharing, the parent relationship, new
+// namespaces: the host kernel checks the caller's privileges).
+constexpr uint64_t kHostCloneFlags = CLONE_FILES | CLONE_FS | CLONE_PARENT | CLONE_SYSVSEM | CLONE_IO |
+                                     CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
+                                     CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
 
 void child_setup(Task& t, const ForkRequest& r) {
   if (r.stack) t.cpu().set_sp(r.stack);

@@ -23,6 +23,11 @@ void restart_host_signal_intake(emu::Process& proc);
 int intake_tid();
 void mirror_sigchld_action(const guest::sigaction& act);
 
+// Returns once the intake thread has taken every host signal pending for the process when called (a
+// marker signal queued behind them comes back). wait4/waitid call it after reaping a child: on Linux the
+// child's SIGCHLD is pending before the child is waitable, so its handler runs before wait4 returns.
+void sync_host_signals();
+
 // Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.
 uint64_t child_event_count();
 

@@ -1,6 +1,7 @@
 // This file implements process identity and lifetime syscalls that need no thread machinery.
 #include "syscalls/sys_process.h"
 
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "emu/guest_mem.h"
+#include "emu/task.h"
 #include "syscalls/abi/errno.h"
 
 namespace syscalls {
@@ -176,6 +178,35 @@ SysResult sys_capset(Task& t, uint64_t header, uint64_t data) {
   const int64_t r = guest::from_host(::syscall(SYS_capset, &h, data != 0 ? d : nullptr));
   if (const int64_t e = cap_header_back(t, header, before, h); e != 0) return e;
   return r;
+}
+
+// unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
+// too; it refuses CLONE_NEWUSER in a64run, which always has its intake thread). Unsharing the fd table,
+// fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the same then);
+// a thread of a multithreaded guest cannot get its own (a64run's threads share the host process's): EINVAL.
+SysResult sys_unshare(Task& t, uint64_t flags) {
+  constexpr uint64_t kNamespaces = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID |
+                                   CLONE_NEWCGROUP | CLONE_NEWUSER | 0x80 /* CLONE_NEWTIME */;
+  constexpr uint64_t kPerThread = CLONE_FILES | CLONE_FS | CLONE_SYSVSEM;
+  constexpr uint64_t kShared = CLONE_THREAD | CLONE_SIGHAND | CLONE_VM;  // only if nothing is shared
+  if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
+  if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
+  if (!(flags & kNamespaces)) return 0;
+  return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+}
+
+// sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).
+SysResult sys_sethostname(Task& t, uint64_t name, int64_t len) {
+  if (len < 0 || len > 64) return -EINVAL;
+  char buf[64];
+  if (emu::copy_in(t.as(), buf, name, static_cast<size_t>(len)) != 0) return -EFAULT;
+  return guest::from_host(::syscall(SYS_sethostname, buf, len));
+}
+SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len) {
+  if (len < 0 || len > 64) return -EINVAL;
+  char buf[64];
+  if (emu::copy_in(t.as(), buf, name, static_cast<size_t>(len)) != 0) return -EFAULT;
+  return guest::from_host(::syscall(SYS_setdomainname, buf, len));
 }
 
 SysResult sys_getpgid(Task&, int pid) {

@@ -56,7 +56,10 @@ int64_t validate(const CloneRequest& r) {
   if ((f & CLONE_SIGHAND) && !(f & CLONE_VM)) return -EINVAL;
   if ((f & CLONE_FS) && (f & CLONE_NEWNS)) return -EINVAL;
   if ((f & CLONE_PIDFD) && (f & CLONE_THREAD)) return -EINVAL;
-  if (f & kNamespaceFlags) return -EPERM;  // namespaces belong to the host; a64run does not make them
+  if ((f & CLONE_THREAD) && (f & (CLONE_NEWUSER | CLONE_NEWPID))) return -EINVAL;
+  // A new process's namespaces are made by the host's clone (which checks the privileges); a thread's are
+  // not: its host thread shares the emulator's. (CLONE_NEWTIME never gets here: it is a CSIGNAL bit.)
+  if ((f & kNamespaceFlags) && (f & CLONE_THREAD)) return -EPERM;
   return 0;
 }
 

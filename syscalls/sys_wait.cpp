@@ -2,6 +2,7 @@
 // siginfo_t have the same layout on arm64 and x86-64 (asm-generic), so results are copied through.
 #include "syscalls/sys_wait.h"
 
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 
 #include <signal.h>
@@ -20,8 +21,7 @@ constexpr int kWaitidOptions =
 // Runs `poll` (a WNOHANG wait) until it reports a child or an error, parking between tries. Host SIGCHLD
 // wakes the parked waiters (the intake thread), a guest signal ends the wait with ERESTARTSYS.
 template <typename F>
-int64_t wait_for_child(Task& t, bool nohang, F&& poll) {
-  if (nohang) return poll();
+int64_t park_for_child(Task& t, F&& poll) {
   t.proc().add_child_waiter(&t);
   int64_t r;
   {
@@ -35,6 +35,18 @@ int64_t wait_for_child(Task& t, bool nohang, F&& poll) {
     }
   }
   t.proc().remove_child_waiter(&t);
+  return r;
+}
+
+// A reaped child's host SIGCHLD may still be on its way to the guest (the intake thread): it is queued
+// before the call returns, as on Linux (a SIGCHLD handler that counts children sees this one).
+template <typename F>
+int64_t wait_for_child(Task& t, bool nohang, F&& poll) {
+  const int64_t r = nohang ? poll() : park_for_child(t, poll);
+  if (r > 0) {
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    signals::sync_host_signals();
+  }
   return r;
 }
 

@@ -1,12 +1,15 @@
 // capget/capset: the version handshake (an unknown version gets the kernel's preferred one written back and
 // EINVAL, or 0 with a null data pointer), this process's sets as /proc/self/status shows them, and setting
-// the same sets back.
+// the same sets back. unshare: nothing to unshare in a one-thread process, unknown flags, a namespace (as
+// root, in a child so the test's own namespaces stay).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -45,5 +48,18 @@ int main(void) {
   CHECK_ERRNO(syscall(SYS_capget, (void*)8, d), EFAULT);
   h.pid = 0x7ffffff0;
   CHECK_ERRNO(syscall(SYS_capget, &h, d), ESRCH);
+
+  CHECK_SYS(unshare(0));
+  CHECK_SYS(unshare(CLONE_FILES | CLONE_FS | CLONE_SYSVSEM));  // one thread: already private
+  CHECK_ERRNO(unshare(0x1), EINVAL);                           // not a flag unshare takes
+  pid_t pid = fork();
+  if (pid == 0) {
+    int r = unshare(CLONE_NEWUTS);
+    if (geteuid() == 0) _exit(r == 0 && sethostname("a64run-test", 11) == 0 ? 0 : 1);
+    _exit(r == -1 && errno == EPERM ? 0 : 2);
+  }
+  int status;
+  CHECK_EQ(waitpid(pid, &status, 0), pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   return check_done();
 }

@@ -3,12 +3,15 @@
 // WNOHANG returns 0 while the child runs; waitid with WEXITED fills si_signo, si_pid, si_uid, si_status and
 // si_code (CLD_EXITED, CLD_KILLED) and WNOWAIT leaves the child waitable; wait4 fills the rusage; wait()
 // reaps several children in any order; ECHILD without children; the child's memory is a copy; getppid; stop
-// and continue reported with WUNTRACED and WCONTINUED; fork from a process with a running thread.
+// and continue reported with WUNTRACED and WCONTINUED; fork from a process with a running thread; a
+// SIGCHLD handler has run for a child by the time waitpid returns it (LTP kill12); clone with CLONE_NEWUTS
+// makes a process in a new UTS namespace when privileged, else fails with EPERM (LTP clone09).
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +283,72 @@ static void test_fork_with_thread_running(void) {
   REQUIRE(pthread_join(t, NULL) == 0);
 }
 
+static volatile sig_atomic_t sigchld_count;
+
+static void count_sigchld(int sig) {
+  (void)sig;
+  sigchld_count++;
+}
+
+// Linux queues the child's SIGCHLD before the child is waitable, so the handler runs before waitpid
+// returns (or as it returns): LTP kill12 counts on it.
+static void test_sigchld_before_wait_returns(void) {
+  struct sigaction sa = {.sa_handler = count_sigchld}, old;
+  REQUIRE_SYS(sigaction(SIGCHLD, &sa, &old));
+  for (int i = 0; i < 20; i++) {
+    sigchld_count = 0;
+    pid_t pid = REQUIRE_SYS(fork());
+    if (pid == 0) _exit(0);
+    int status = wait_status(pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (!CHECK_EQ(sigchld_count, 1)) break;
+  }
+  REQUIRE_SYS(sigaction(SIGCHLD, &old, NULL));
+}
+
+// CAP_SYS_ADMIN (bit 21) in CapEff of /proc/self/status.
+static int has_cap_sys_admin(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long caps = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "CapEff: %llx", &caps) == 1) break;
+  fclose(f);
+  return (caps >> 21) & 1;
+}
+
+static void test_clone_new_uts_namespace(void) {
+  // qemu-aarch64 takes a clone without CLONE_VM as fork and rejects every namespace flag but CLONE_NEWNS
+  // with EINVAL.
+  if (on_reference_qemu()) return;
+  char mine[64] = {0};
+  if (readlink("/proc/self/ns/uts", mine, sizeof mine - 1) <= 0) {
+    NOTE("no /proc/self/ns/uts: skipped");
+    return;
+  }
+  const int privileged = has_cap_sys_admin();
+  long pid = syscall(SYS_clone, CLONE_NEWUTS | SIGCHLD, 0, 0, 0, 0);
+  const int err = errno;
+  if (!privileged) {
+    if (pid == 0) _exit(0);  // unexpected success: the parent reports it
+    CHECK_EQ(pid, -1);
+    CHECK_EQ(err, EPERM);  // the host kernel's answer without CAP_SYS_ADMIN
+    if (pid > 0) wait_status((pid_t)pid);
+    return;
+  }
+  if (!CHECK_NE(pid, -1)) {
+    NOTE("clone(CLONE_NEWUTS) with CAP_SYS_ADMIN: errno %d", err);
+    return;
+  }
+  if (pid == 0) {
+    char theirs[64] = {0};
+    _exit(readlink("/proc/self/ns/uts", theirs, sizeof theirs - 1) > 0 && strcmp(mine, theirs) != 0 ? 0 : 1);
+  }
+  int status = wait_status((pid_t)pid);
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
 int main(void) {
   int status;
   CHECK_ERRNO(wait(&status), ECHILD);  // no children yet
@@ -304,5 +373,9 @@ int main(void) {
   test_stop_continue();
   NOTE("fork with a thread running");
   test_fork_with_thread_running();
+  NOTE("SIGCHLD handled before waitpid returns");
+  test_sigchld_before_wait_returns();
+  NOTE("clone with CLONE_NEWUTS");
+  test_clone_new_uts_namespace();
   return check_done();
 }

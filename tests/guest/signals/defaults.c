@@ -99,6 +99,9 @@ static void test_stop_continue(void) {
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+      // Its own process group, not orphaned (its parent is in another group of the session): an orphaned
+      // group discards SIGTSTP, SIGTTIN and SIGTTOU, and the test may run in one (a CI job's, say).
+      setpgid(0, 0);
       raise(stops[i]);
       pause();  // continued: waits for the parent's SIGTERM, so that the continue is reported before an exit
       _exit(7);

@@ -239,7 +239,12 @@ static int child_sleeps(void) {
 static void test_restart_without_handler(void) {
   pid_t pid = fork();
   REQUIRE(pid >= 0);
-  if (pid == 0) _exit(child_sleeps());
+  // A process group of its own, whose parent is in another group of the session: not orphaned, so SIGTSTP
+  // stops it whatever group the test itself runs in (an orphaned group discards SIGTSTP, SIGTTIN, SIGTTOU).
+  if (pid == 0) {
+    setpgid(0, 0);
+    _exit(child_sleeps());
+  }
   for (int i = 0; i < 2; i++) {
     int status = 0;
     CHECK_EQ(waitpid(pid, &status, WUNTRACED), pid);

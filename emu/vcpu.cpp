@@ -1,9 +1,11 @@
-// This file implements the vCPU: Unicorn setup, the TLB fill hook that enforces guest permissions, the block
-// hook safe point, and exception dispatch (svc, undefined instruction, brk).
+// This file implements the vCPU: Unicorn setup, the TLB fill hook that enforces guest permissions, stop
+// requests (kicks) from other threads, and exception dispatch (svc, undefined instruction, brk).
 #include "emu/vcpu.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <cstdlib>
 
@@ -19,10 +21,39 @@ constexpr uint32_t kExcpUdef = 1;
 constexpr uint32_t kExcpSwi = 2;
 constexpr uint32_t kExcpBkpt = 7;
 
-constexpr uint32_t kBlocksPerTlbCheck = 1u << 14;
-constexpr uint64_t kTlbInitialEntries = 256;   // QEMU's CPU_TLB_DYN_DEFAULT_BITS
-constexpr uint64_t kTlbMaxEntries = 1u << 22;  // CPU_TLB_DYN_MAX_BITS
+constexpr uint64_t kTlbGrowWindowNs = 2'000'000;  // fills of 3/4 of the TLB within this time grow it
+constexpr uint64_t kTlbInitialEntries = 256;      // QEMU's CPU_TLB_DYN_DEFAULT_BITS
+constexpr uint64_t kTlbMaxEntries = 1u << 22;     // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 128ull << 20;
+
+uint64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Two fields of Unicorn 2.1.1's private struct uc_struct (include/uc_priv.h), at the offsets Debian's build
+// uses (objdump of uc_emu_stop and check_exit_request_aarch64 in libunicorn.a): stop_request, and
+// no_exit_request, which when set keeps the translator from testing the CPU's exit flag after every guest
+// load and store. That mid-block test is what makes a stop from another thread inexact: it leaves the
+// block with the PC reset to the block's start, so the instructions before the access run twice. With it
+// off, the only test is at the start of each block, where the PC is exact.
+constexpr size_t kUcStopRequest = 0x555;
+constexpr size_t kUcNoExitRequest = 0x7da;
+constexpr size_t kUcInitDone = 0x7db;
+
+// Sets no_exit_request after checking that the layout is the one above: init_done is set, the other two
+// are clear, and uc_emu_stop on an idle engine sets exactly the byte we take for stop_request.
+bool enable_exact_kicks(uc_engine* uc) {
+  if (getenv("A64RUN_BLOCK_HOOK") != nullptr) return false;  // diagnostics: the portable safe point
+  auto* bytes = reinterpret_cast<volatile uint8_t*>(uc);
+  if (bytes[kUcInitDone] != 1 || bytes[kUcNoExitRequest] != 0 || bytes[kUcStopRequest] != 0) return false;
+  uc_emu_stop(uc);
+  if (bytes[kUcStopRequest] != 1) return false;
+  bytes[kUcStopRequest] = 0;
+  bytes[kUcNoExitRequest] = 1;
+  return true;
+}
 
 int xreg_id(int n) {
   if (n == 29) return UC_ARM64_REG_X29;
@@ -46,10 +77,14 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   // The whole window is one region: the fill hook decides, page by page, what the guest may touch.
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
   uc_hook h;
+  // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
+  // polls for them (the first design: exact everywhere, but it costs 10-50% of run time, docs/memory.md).
+  kicks_ = enable_exact_kicks(uc_);
+  if (!kicks_)
+    check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
+          "uc_hook_add(BLOCK)");
   check(uc_hook_add(uc_, &h, UC_HOOK_TLB_FILL, reinterpret_cast<void*>(&Vcpu::on_tlb_fill), this, 1, 0),
         "uc_hook_add(TLB_FILL)");
-  check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
-        "uc_hook_add(BLOCK)");
   check(uc_hook_add(uc_, &h, UC_HOOK_INTR, reinterpret_cast<void*>(&Vcpu::on_interrupt), this, 1, 0),
         "uc_hook_add(INTR)");
   check(uc_hook_add(uc_, &h, UC_HOOK_INSN, reinterpret_cast<void*>(&Vcpu::on_sys), this, 1, 0,
@@ -62,7 +97,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   synced_generation_ = as_.generation();
   synced_code_generation_ = as_.code_generation();
   tlb_size_estimate_ = kTlbInitialEntries;
-  block_countdown_ = kBlocksPerTlbCheck;
+  window_start_ns_ = mono_ns();
 }
 
 Vcpu::~Vcpu() {
@@ -85,7 +120,7 @@ void Vcpu::set_x(int n, uint64_t v) {
   set_reg(xreg_id(n), v);
 }
 
-bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
+bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
@@ -102,30 +137,61 @@ bool Vcpu::on_tlb_fill(uc_engine*, uint64_t addr, uc_mem_type type, uc_tlb_entry
   }
   e->paddr = addr;
   e->perms = static_cast<uc_prot>(prot & UC_PROT_ALL);
-  ++self->fills_;
+  if (++self->fills_ * 4 >= self->tlb_size_estimate_ * 3 && self->tlb_size_estimate_ < kTlbMaxEntries)
+    self->grow_tlb(uc);
   return true;
 }
 
 void Vcpu::on_block(uc_engine* uc, uint64_t, uint32_t, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   if (self->requests_.load(std::memory_order_relaxed) != 0) {
-    self->stop_.kind = StopKind::kRequest;
+    if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
     uc_emu_stop(uc);
-    return;
   }
-  if (--self->block_countdown_ == 0) self->maybe_grow_tlb();
 }
 
-void Vcpu::maybe_grow_tlb() {
-  block_countdown_ = kBlocksPerTlbCheck;
+void Vcpu::grow_tlb(uc_engine* uc) {
   // QEMU resizes its softmmu TLB only on a flush (doubling it when more than 70% of it was used since the
-  // last one), and Unicorn never flushes by itself. So flush when the fills since the last flush show the
-  // TLB is too small for the working set, and stop once they stay below that: a program striding over
-  // megabytes grows the TLB in a few flushes, one that fits never pays for a flush. (DESIGN.md section 1
-  // flushed on a 20 ms clock instead; each of those flushes emptied a grown TLB and cost a full refill.)
-  if (fills_ * 4 < tlb_size_estimate_ * 3 || tlb_size_estimate_ >= kTlbMaxEntries) return;
+  // last one), and Unicorn never flushes by itself. So flush when fills of 3/4 of the TLB's size within a
+  // short window show it is too small for the working set, and stop once they come slower than that: a
+  // program striding over megabytes grows the TLB in a few flushes, one that fits never pays for a flush.
+  // (DESIGN.md section 1 flushed on a 20 ms clock instead; each of those flushes emptied a grown TLB.)
+  if (has_request(kRequestFlush)) return;
+  const uint64_t now = mono_ns();
+  if (now - window_start_ns_ > kTlbGrowWindowNs) {
+    window_start_ns_ = now;
+    fills_ = 0;
+    return;
+  }
   tlb_size_estimate_ *= 2;
-  request(kRequestFlush);
+  requests_.fetch_or(kRequestFlush);
+  if (!kicks_) return;  // the block hook stops at the next block; a stop from here would replay (above)
+  if (stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;
+  uc_emu_stop(uc);
+}
+
+void Vcpu::request(uint32_t bits) {
+  requests_.fetch_or(bits, std::memory_order_seq_cst);
+  kick(bits);
+}
+
+// A kick is uc_emu_stop from another thread: cpu_exit makes the vCPU leave at the start of its next
+// translated block, where the PC is exact. (DESIGN.md section 3 stopped from a UC_HOOK_BLOCK hook instead;
+// that hook cost 10-30% of run time, docs/memory.md.) Unicorn drops a stop that lands while uc_emu_start is
+// starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
+// kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
+// are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
+void Vcpu::kick(uint32_t bits) {
+  if (!kicks_) return;  // the block hook sees the request
+  for (int round = 0; in_code_.load(std::memory_order_seq_cst); ++round) {
+    uc_emu_stop(uc_);
+    for (int spin = 0; spin < 256; ++spin) {
+      if (!in_code_.load(std::memory_order_acquire) || !(requests_.load(std::memory_order_acquire) & bits))
+        return;
+      __builtin_ia32_pause();
+    }
+    if (round >= 4) sched_yield();  // the vCPU's host thread may be waiting for this core
+  }
 }
 
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
@@ -134,13 +200,15 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
     case kExcpSwi: {
       Task& t = *self->task_;
       const uint64_t pc = self->pc();
+      self->in_code_.store(false, std::memory_order_release);  // requests are checked on the way out
       syscalls::dispatch(t);
       // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
       if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
       if (self->as_.generation() != self->synced_generation_) self->sync_memory();
+      self->in_code_.store(true, std::memory_order_seq_cst);
       // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
       if (self->stop_.kind == StopKind::kNone &&
-          (self->pc() != pc || self->requests_.load(std::memory_order_relaxed)))
+          (self->pc() != pc || self->requests_.load(std::memory_order_seq_cst)))
         self->stop_.kind = StopKind::kRequest;
       if (self->stop_.kind != StopKind::kNone) uc_emu_stop(uc);
       return;
@@ -182,6 +250,7 @@ void Vcpu::sync_memory() {
   synced_generation_ = as_.generation();
   check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
   fills_ = 0;
+  window_start_ns_ = mono_ns();
   // Unmapped or replaced code must not run from stale translations; host writes are never seen by the JIT.
   const uint64_t code_gen = as_.code_generation();
   if (code_gen != synced_code_generation_) {
@@ -194,7 +263,15 @@ StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
   if (as_.generation() != synced_generation_) sync_memory();
+  in_code_.store(true, std::memory_order_seq_cst);
+  if (requests_.load(std::memory_order_seq_cst) != 0) {
+    in_code_.store(false, std::memory_order_release);
+    stop_.kind = StopKind::kRequest;
+    return finish_request_stop();
+  }
   const uc_err err = uc_emu_start(uc_, pc(), kUntil, 0, 0);
+  in_code_.store(false, std::memory_order_release);
+  if (err == UC_ERR_OK && stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;  // a kick
   if (err != UC_ERR_OK && (stop_.kind == StopKind::kNone || stop_.kind == StopKind::kRequest)) {
     if (fault_.kind == StopKind::kFault) {
       stop_ = fault_;
@@ -204,10 +281,15 @@ StopInfo Vcpu::run() {
       stop_.access = PROT_EXEC;
     }
   }
-  if (stop_.kind == StopKind::kRequest && has_request(kRequestFlush)) {
+  return finish_request_stop();
+}
+
+StopInfo Vcpu::finish_request_stop() {
+  if (has_request(kRequestFlush)) {
     requests_.fetch_and(~kRequestFlush);
     check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
     fills_ = 0;
+    window_start_ns_ = mono_ns();
   }
   return stop_;
 }

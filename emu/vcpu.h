@@ -53,8 +53,8 @@ class Vcpu {
   Task* task() const { return task_; }
   void set_task(Task* t) { task_ = t; }
 
-  // Any thread: ask the vCPU to stop at its next translated block.
-  void request(uint32_t bits) { requests_.fetch_or(bits, std::memory_order_release); }
+  // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
+  void request(uint32_t bits);
   uint32_t take_requests() { return requests_.exchange(0, std::memory_order_acq_rel); }
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
 
@@ -75,23 +75,29 @@ class Vcpu {
   void sync_memory();
 
  private:
-  static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
+  static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
   static uint32_t on_sys(uc_engine* uc, uc_arm64_reg reg, const uc_arm64_cp_reg* cp, void* self);
   void check(uc_err err, const char* what) const;
-  void maybe_grow_tlb();
+  void grow_tlb(uc_engine* uc);
+  void kick(uint32_t bits);
+  StopInfo finish_request_stop();
 
   AddressSpace& as_;
   Task* task_;
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
+  // True while this vCPU executes translated code and notices requests only through a kick: inside
+  // uc_emu_start, outside the syscall hook.
+  std::atomic<bool> in_code_{false};
+  bool kicks_ = false;  // stops by kick (exact on this Unicorn build), else by the block hook
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;
   uint64_t synced_code_generation_ = 0;
-  uint32_t block_countdown_ = 0;
-  uint64_t fills_ = 0;              // successful TLB fills since the last flush
+  uint64_t fills_ = 0;              // successful TLB fills since the last flush or rate window start
+  uint64_t window_start_ns_ = 0;    // when fills_ started counting
   uint64_t tlb_size_estimate_ = 0;  // what QEMU's dynamic TLB has grown to, as far as we can tell
 };
 

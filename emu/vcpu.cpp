@@ -78,7 +78,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
   uc_hook h;
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
-  // polls for them (the first design: exact everywhere, but it costs 10-50% of run time, docs/memory.md).
+  // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
   kicks_ = enable_exact_kicks(uc_);
   if (!kicks_)
     check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
@@ -177,8 +177,8 @@ void Vcpu::request(uint32_t bits) {
 
 // A kick is uc_emu_stop from another thread: cpu_exit makes the vCPU leave at the start of its next
 // translated block, where the PC is exact. (DESIGN.md section 3 stopped from a UC_HOOK_BLOCK hook instead;
-// that hook cost 10-30% of run time, docs/memory.md.) Unicorn drops a stop that lands while uc_emu_start is
-// starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
+// that hook cost up to 25% of run time, docs/memory.md.) Unicorn drops a stop that lands while uc_emu_start
+// is starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
 void Vcpu::kick(uint32_t bits) {

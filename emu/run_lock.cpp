@@ -1,12 +1,29 @@
 // This file implements the run lock's fair hand-off between vCPUs.
 #include "emu/run_lock.h"
 
+#include <time.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <new>
 
 #include "emu/vcpu.h"
 
 namespace emu {
+namespace {
+
+int64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+bool multi_cpu() {
+  static const bool yes = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+  return yes;
+}
+
+}  // namespace
 
 void RunLock::acquire(Vcpu* self, bool priority) {
   std::unique_lock lk(mu_);
@@ -24,7 +41,16 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   // full slice for a CPU-bound one. Asynchronous uc_emu_stop is never used (section 3).
   const auto wait = priority ? kWakeGranularity : kSlice;
   if (priority && self->has_request(Vcpu::kRequestSignal) && queue_.front() == self && holder_ != nullptr) {
-    holder_->request(Vcpu::kRequestYield);
+    holder_.load()->request(Vcpu::kRequestYield);
+  }
+  if (priority && queue_.front() == self && multi_cpu()) {
+    lk.unlock();
+    const int64_t until = mono_ns() + std::chrono::nanoseconds(kSpin).count();
+    for (int i = 1; holder_.load(std::memory_order_acquire) != self; ++i) {
+      __builtin_ia32_pause();
+      if (i % 64 == 0 && mono_ns() > until) break;
+    }
+    lk.lock();
   }
   while (holder_ != self) {
     Vcpu* seen = holder_;

@@ -36,13 +36,14 @@ int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const str
   }
 }
 
-int64_t wait_fd(emu::Task& t, int fd, short events) {
+int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready) {
   struct pollfd p {
     fd, events, 0
   };
-  if (::poll(&p, 1, 0) != 0) return 0;  // ready, or an error the call itself will report
+  if (!not_ready && ::poll(&p, 1, 0) != 0) return 0;  // ready, or an error the call itself will report
   const int fl = ::fcntl(fd, F_GETFL);
-  if (fl < 0 || (fl & O_NONBLOCK)) return 0;
+  if (fl < 0) return 0;
+  if (fl & O_NONBLOCK) return not_ready ? kWouldBlock : 0;
   // A socket's SO_RCVTIMEO/SO_SNDTIMEO bounds the wait (then -EAGAIN), and a signal then ends it with -EINTR
   // whatever SA_RESTART says (sock_intr_errno).
   ::timeval tv{};

@@ -17,7 +17,10 @@ namespace signals {
 // Returns 0 when the caller should do its call now (ready, non-blocking fd, or an fd poll cannot wait on),
 // or kERESTARTSYS when a signal arrived first. A socket with SO_RCVTIMEO (POLLIN) or SO_SNDTIMEO (POLLOUT)
 // waits that long at most (-EAGAIN after), and a signal ends its wait with -EINTR, never restarted.
-int64_t wait_fd(emu::Task& t, int fd, short events);
+// `not_ready`: the caller just saw the fd not ready (skips the first readiness check), and then a
+// non-blocking fd returns kWouldBlock instead of 0.
+inline constexpr int64_t kWouldBlock = 1;
+int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready = false);
 
 // poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without
 // a deadline. Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a signal (the

@@ -2,13 +2,35 @@
 // run lock released, since the call may block.
 #include "syscalls/sys_rw.h"
 
+#include <sys/uio.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "signals/fd_wait.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
 
 namespace syscalls {
+namespace {
+
+// The fast path: a transfer that can complete without blocking (a pipe or socket with data or room, a file
+// in the page cache) runs in one host call with the run lock held. RWF_NOWAIT makes the call fail with
+// EAGAIN instead of blocking, and EOPNOTSUPP where the file does not support it (terminals): both take the
+// waiting path. Writes are tried only up to PIPE_BUF, where a pipe takes all of it or nothing.
+constexpr uint64_t kNowaitWriteMax = 4096;
+
+int64_t try_nowait(int fd, void* p, uint64_t count, bool writing) {
+  iovec v{p, count};
+  const ssize_t n = writing ? ::pwritev2(fd, &v, 1, -1, RWF_NOWAIT) : ::preadv2(fd, &v, 1, -1, RWF_NOWAIT);
+  return n < 0 ? -errno : n;
+}
+
+bool take_slow_path(int64_t r) {
+  return r == -EAGAIN || r == -EOPNOTSUPP || r == -EINVAL || r == -ESPIPE;
+}
+
+}  // namespace
 
 SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
@@ -18,6 +40,15 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
   }
+  int64_t r = try_nowait(fd, p, count, false);
+  if (r == -EAGAIN) {
+    // Not ready (or a file page not in the cache): wait, then try again, still without blocking.
+    const int64_t w = signals::wait_fd(t, fd, POLLIN, true);
+    if (w == signals::kWouldBlock) return -EAGAIN;
+    if (w != 0) return w;
+    r = try_nowait(fd, p, count, false);
+  }
+  if (!take_slow_path(r)) return r;
   if (int64_t w = signals::wait_fd(t, fd, POLLIN); w != 0) return w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   const ssize_t n = ::read(fd, p, count);
@@ -28,10 +59,26 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
   if (is_reserved_fd(fd)) return -EBADF;
   const uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_READ);
   if (p == nullptr) return -EFAULT;
-  if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return w;
+  uint64_t done = 0;  // what a short non-blocking write (a stream socket filling up) already sent
+  if (count <= kNowaitWriteMax) {
+    auto* q = const_cast<uint8_t*>(p);
+    int64_t r = try_nowait(fd, q, count, true);
+    if (r == -EAGAIN) {
+      const int64_t w = signals::wait_fd(t, fd, POLLOUT, true);
+      if (w == signals::kWouldBlock) return -EAGAIN;
+      if (w != 0) return w;
+      r = try_nowait(fd, q, count, true);
+    }
+    if (r >= 0 && static_cast<uint64_t>(r) == count) return r;
+    if (!take_slow_path(r) && r < 0) return r;
+    if (r > 0) done = static_cast<uint64_t>(r);
+  }
+  // The rest as a blocking write would send it: a signal or an error after some bytes returns the count.
+  if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return done ? static_cast<int64_t>(done) : w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  const ssize_t n = ::write(fd, p, count);
-  return n < 0 ? -errno : n;
+  const ssize_t n = ::write(fd, p + done, count - done);
+  if (n < 0) return done ? static_cast<int64_t>(done) : -errno;
+  return static_cast<int64_t>(done) + n;
 }
 
 }  // namespace syscalls

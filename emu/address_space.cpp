@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -105,7 +106,7 @@ void AddressSpace::remove_range_locked(uint64_t start, uint64_t end) {
   split_at_locked(end);
   auto it = vmas_.lower_bound(start);
   while (it != vmas_.end() && it->first < end) {
-    if (it->second.prot & PROT_EXEC) bump_code_generation();
+    if ((it->second.prot & PROT_EXEC) && it->second.fetched) bump_code_generation();
     it = vmas_.erase(it);
   }
 }
@@ -225,7 +226,10 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
     if (hprot != host_prot_for(v.prot, v.flags) && backed_end > v.start &&
         ::mprotect(host(v.start), backed_end - v.start, hprot) != 0)
       return -errno;
-    if ((v.prot | prot) & PROT_EXEC) bump_code_generation();
+    if ((v.prot & PROT_EXEC) && v.fetched && prot != v.prot) {
+      bump_code_generation();
+      v.fetched = false;
+    }
     v.prot = prot;
   }
   bump_generation();
@@ -454,6 +458,7 @@ void AddressSpace::merge_around_locked(uint64_t addr) {
   auto prev = std::prev(it);
   if (!same_kind(prev->second, it->second) || prev->second.file_end != it->second.file_end) return;
   prev->second.end = it->second.end;
+  prev->second.fetched |= it->second.fetched;
   vmas_.erase(it);
 }
 
@@ -481,13 +486,17 @@ bool AddressSpace::grow_down_locked(uint64_t addr) {
   return true;
 }
 
-int AddressSpace::page_prot(uint64_t addr, bool* past_eof) {
+int AddressSpace::page_prot(uint64_t addr, bool* past_eof, bool fetch) {
   {
     std::shared_lock lk(mu_);
     auto it = vmas_.upper_bound(addr);
     if (it != vmas_.begin() && std::prev(it)->second.end > addr) {
-      const Vma& v = std::prev(it)->second;
+      Vma& v = std::prev(it)->second;
       *past_eof = addr >= v.file_end;
+      if (fetch && (v.prot & PROT_EXEC)) {
+        std::atomic_ref<bool> fetched(v.fetched);
+        if (!fetched.load(std::memory_order_relaxed)) fetched.store(true, std::memory_order_relaxed);
+      }
       return v.prot;
     }
     if (it == vmas_.end() || !(it->second.flags & kVmaGrowsDown)) return -1;
@@ -495,7 +504,10 @@ int AddressSpace::page_prot(uint64_t addr, bool* past_eof) {
   std::unique_lock lk(mu_);
   *past_eof = false;
   if (!grow_down_locked(addr)) return -1;
-  return vmas_.upper_bound(addr) != vmas_.begin() ? std::prev(vmas_.upper_bound(addr))->second.prot : -1;
+  if (vmas_.upper_bound(addr) == vmas_.begin()) return -1;
+  Vma& v = std::prev(vmas_.upper_bound(addr))->second;
+  if (fetch && (v.prot & PROT_EXEC)) v.fetched = true;
+  return v.prot;
 }
 
 std::vector<Vma> AddressSpace::snapshot() const {

@@ -44,6 +44,10 @@ struct Vma {
   // File mappings: pages from here up lie wholly past the end of the file; touching them is SIGBUS, and the
   // host pages stay PROT_NONE reservation. UINT64_MAX when the whole VMA is backed.
   uint64_t file_end = UINT64_MAX;
+  // Some vCPU fetched (and so may have translated) code from this VMA since its translations were last
+  // made stale. Set by the TLB fill hook under the shared lock (through std::atomic_ref), read and cleared
+  // under the exclusive lock. Unmapping or re-protecting executable pages nobody ran costs no code flush.
+  bool fetched = false;
 };
 
 // Describes the backing of a new mapping.
@@ -98,7 +102,8 @@ class AddressSpace {
   bool is_shared(uint64_t addr) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
   // guard range. Used by the TLB fill hook.
-  int page_prot(uint64_t addr, bool* past_eof);
+  // `fetch`: the access is an instruction fetch, so the VMA may now hold translated code.
+  int page_prot(uint64_t addr, bool* past_eof, bool fetch = false);
 
   std::shared_mutex& lock() const { return mu_; }
   // In a fork child, where the lock was held exclusively by the forking thread: glibc's rwlock records the

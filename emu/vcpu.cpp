@@ -21,10 +21,10 @@ constexpr uint32_t kExcpUdef = 1;
 constexpr uint32_t kExcpSwi = 2;
 constexpr uint32_t kExcpBkpt = 7;
 
-constexpr uint64_t kTlbGrowWindowNs = 2'000'000;  // fills of 3/4 of the TLB within this time grow it
-constexpr uint64_t kTlbInitialEntries = 256;      // QEMU's CPU_TLB_DYN_DEFAULT_BITS
-constexpr uint64_t kTlbMaxEntries = 1u << 22;     // CPU_TLB_DYN_MAX_BITS
-constexpr uint64_t kCodeCacheBytes = 128ull << 20;
+constexpr uint64_t kTlbGrowWindowNs = 2'000'000;   // fills of 3/4 of the TLB within this time grow it
+constexpr uint64_t kTlbInitialEntries = 256;       // QEMU's CPU_TLB_DYN_DEFAULT_BITS
+constexpr uint64_t kTlbMaxEntries = 1u << 22;      // CPU_TLB_DYN_MAX_BITS
+constexpr uint64_t kCodeCacheBytes = 32ull << 20;  // Unicorn clears all of it on every flush
 
 uint64_t mono_ns() {
   timespec ts{};
@@ -124,7 +124,7 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
-  const int prot = self->as_.page_prot(addr, &past_eof);
+  const int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
   if (prot < 0 || !(prot & need) || past_eof) {
     // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
     // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.

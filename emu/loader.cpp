@@ -44,24 +44,47 @@ struct Image {
   uint64_t bias = 0;
 };
 
-// The whole file, for the parser. Not zero-filled first (the read fills it), and not mmap'd: a file
-// truncated under us would raise SIGBUS in a64run.
+// The file as the parser sees it: a buffer of the file's size in which only what the parser reads is filled
+// (the first 64 KiB, the program headers and the PT_INTERP string, wherever the header puts them), so
+// loading a large program does not copy it all. Not mmap'd: a file truncated under us would raise SIGBUS in
+// a64run. Offsets come from the still unvalidated header, so every read is clamped to the file.
 struct FileBytes {
   std::unique_ptr<uint8_t[]> bytes;
   size_t size = 0;
 };
 
+bool read_range(int fd, FileBytes* data, uint64_t off, uint64_t len) {
+  if (off >= data->size) return true;
+  len = std::min<uint64_t>(len, data->size - off);
+  size_t done = 0;
+  while (done < len) {
+    const ssize_t n = ::pread(fd, data->bytes.get() + off + done, len - done, static_cast<off_t>(off + done));
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 bool read_file(int fd, FileBytes* data) {
+  constexpr uint64_t kHead = 64 * 1024;
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   data->size = static_cast<size_t>(st.st_size);
   data->bytes.reset(new (std::nothrow) uint8_t[data->size + 1]);
   if (!data->bytes) return false;
-  size_t done = 0;
-  while (done < data->size) {
-    const ssize_t n = ::pread(fd, data->bytes.get() + done, data->size - done, static_cast<off_t>(done));
-    if (n <= 0) return false;
-    done += static_cast<size_t>(n);
+  if (!read_range(fd, data, 0, kHead)) return false;
+  if (data->size < sizeof(Elf64_Ehdr)) return true;
+  Elf64_Ehdr eh;
+  memcpy(&eh, data->bytes.get(), sizeof eh);
+  const uint64_t ph_len = uint64_t{eh.e_phnum} * sizeof(Elf64_Phdr);
+  if (eh.e_phoff >= data->size || ph_len > data->size - eh.e_phoff) return true;  // the parser says why
+  if (eh.e_phoff + ph_len > kHead && !read_range(fd, data, eh.e_phoff, ph_len)) return false;
+  for (uint64_t i = 0; i < eh.e_phnum; ++i) {
+    Elf64_Phdr ph;
+    memcpy(&ph, data->bytes.get() + eh.e_phoff + i * sizeof ph, sizeof ph);
+    if (ph.p_type == PT_INTERP && (ph.p_offset >= kHead || ph.p_filesz > kHead - ph.p_offset) &&
+        !read_range(fd, data, ph.p_offset, std::min<uint64_t>(ph.p_filesz, 4096)))
+      return false;
   }
   return true;
 }

@@ -1,6 +1,7 @@
 // This file implements the run lock's fair hand-off between vCPUs.
 #include "emu/run_lock.h"
 
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,10 +47,9 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   if (priority && queue_.front() == self && multi_cpu()) {
     lk.unlock();
     const int64_t until = mono_ns() + std::chrono::nanoseconds(kSpin).count();
-    for (int i = 1; holder_.load(std::memory_order_acquire) != self; ++i) {
-      __builtin_ia32_pause();
-      if (i % 64 == 0 && mono_ns() > until) break;
-    }
+    // sched_yield, not a pause loop: the woken thread often lands on the holder's CPU, where spinning would
+    // only keep the holder from releasing.
+    while (holder_.load(std::memory_order_acquire) != self && mono_ns() < until) sched_yield();
     lk.lock();
   }
   while (holder_ != self) {

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "emu/task.h"
@@ -21,7 +22,10 @@ constexpr uint32_t kExcpUdef = 1;
 constexpr uint32_t kExcpSwi = 2;
 constexpr uint32_t kExcpBkpt = 7;
 
-constexpr uint64_t kTlbGrowWindowNs = 2'000'000;   // fills of 3/4 of the TLB within this time grow it
+// Fills of 3/4 of the TLB's size within max(2 ms, 1 us per entry) grow it: a rate no program whose working
+// set fits reaches, and one a large table can still be shown to need (a fill costs about 0.3 us).
+constexpr uint64_t kTlbGrowWindowNs = 2'000'000;
+constexpr uint64_t kTlbGrowNsPerEntry = 1000;
 constexpr uint64_t kTlbInitialEntries = 256;       // QEMU's CPU_TLB_DYN_DEFAULT_BITS
 constexpr uint64_t kTlbMaxEntries = 1u << 22;      // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 32ull << 20;  // Unicorn clears all of it on every flush
@@ -158,7 +162,7 @@ void Vcpu::grow_tlb(uc_engine* uc) {
   // (DESIGN.md section 1 flushed on a 20 ms clock instead; each of those flushes emptied a grown TLB.)
   if (has_request(kRequestFlush)) return;
   const uint64_t now = mono_ns();
-  if (now - window_start_ns_ > kTlbGrowWindowNs) {
+  if (now - window_start_ns_ > std::max(kTlbGrowWindowNs, tlb_size_estimate_ * kTlbGrowNsPerEntry)) {
     window_start_ns_ = now;
     fills_ = 0;
     return;

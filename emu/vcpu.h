@@ -50,6 +50,8 @@ class Vcpu {
   Vcpu& operator=(const Vcpu&) = delete;
 
   uc_engine* uc() const { return uc_; }
+  // True when other threads stop this vCPU by a kick (docs/memory.md), false when the block hook polls.
+  bool stops_by_kick() const { return kicks_; }
   Task* task() const { return task_; }
   void set_task(Task* t) { task_ = t; }
 

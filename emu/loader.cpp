@@ -66,7 +66,7 @@ bool read_range(int fd, FileBytes* data, uint64_t off, uint64_t len) {
 }
 
 bool read_file(int fd, FileBytes* data) {
-  constexpr uint64_t kHead = 64 * 1024;
+  constexpr uint64_t kHead = uint64_t{64} << 10;
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   data->size = static_cast<size_t>(st.st_size);

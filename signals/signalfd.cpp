@@ -108,21 +108,29 @@ uint64_t pending_anywhere_locked(emu::Process& proc) {
   return pending;
 }
 
+// Calls fn(fd, dev, ino) for every open guest descriptor (a64run's reserved ones aside).
+template <typename Fn>
+void for_each_guest_fd(Fn fn) {
+  DIR* d = ::opendir("/proc/self/fd");
+  if (d == nullptr) return;
+  while (dirent* e = ::readdir(d)) {
+    const int fd = std::atoi(e->d_name);
+    dev_t dev;
+    ino_t ino;
+    if (e->d_name[0] == '.' || syscalls::is_reserved_fd(fd) || fd == ::dirfd(d) || !identify(fd, &dev, &ino))
+      continue;
+    fn(fd, dev, ino);
+  }
+  ::closedir(d);
+}
+
 // Drops signalfds no guest descriptor refers to any more (a64run's own two ends aside).
 void collect_garbage_locked() {
   std::vector<bool> seen(g_fds.size(), false);
-  if (DIR* d = ::opendir("/proc/self/fd")) {
-    while (dirent* e = ::readdir(d)) {
-      const int fd = std::atoi(e->d_name);
-      if (e->d_name[0] == '.' || syscalls::is_reserved_fd(fd) || fd == ::dirfd(d)) continue;
-      dev_t dev;
-      ino_t ino;
-      if (!identify(fd, &dev, &ino)) continue;
-      for (size_t i = 0; i < g_fds.size(); ++i)
-        seen[i] = seen[i] || (g_fds[i].dev == dev && g_fds[i].ino == ino);
-    }
-    ::closedir(d);
-  }
+  for_each_guest_fd([&](int, dev_t dev, ino_t ino) {
+    for (size_t i = 0; i < g_fds.size(); ++i)
+      seen[i] = seen[i] || (g_fds[i].dev == dev && g_fds[i].ino == ino);
+  });
   for (size_t i = g_fds.size(); i-- > 0;) {
     if (seen[i]) continue;
     ::close(g_fds[i].rfd);
@@ -288,21 +296,12 @@ void signalfd_after_fork() {
     const dev_t old_dev = s.dev;
     const ino_t old_ino = s.ino;
     // Every guest descriptor of the parent's pipe now names the child's, with its own flags kept.
-    if (DIR* d = ::opendir("/proc/self/fd")) {
-      while (dirent* e = ::readdir(d)) {
-        const int fd = std::atoi(e->d_name);
-        dev_t dev;
-        ino_t ino;
-        if (e->d_name[0] == '.' || syscalls::is_reserved_fd(fd) || fd == ::dirfd(d) ||
-            !identify(fd, &dev, &ino) || dev != old_dev || ino != old_ino) {
-          continue;
-        }
-        const int fl = ::fcntl(fd, F_GETFL), fdfl = ::fcntl(fd, F_GETFD);
-        ::dup3(p[0], fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0);
-        ::fcntl(fd, F_SETFL, fl & O_NONBLOCK);
-      }
-      ::closedir(d);
-    }
+    for_each_guest_fd([&](int fd, dev_t dev, ino_t ino) {
+      if (dev != old_dev || ino != old_ino) return;
+      const int fl = ::fcntl(fd, F_GETFL), fdfl = ::fcntl(fd, F_GETFD);
+      ::dup3(p[0], fd, (fdfl & FD_CLOEXEC) ? O_CLOEXEC : 0);
+      ::fcntl(fd, F_SETFL, fl & O_NONBLOCK);
+    });
     const int own_r = open_own_read_end(p[0]);
     ::dup3(own_r, s.rfd, O_CLOEXEC);  // the reserved numbers stay
     ::close(own_r);

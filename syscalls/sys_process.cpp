@@ -196,17 +196,21 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).
-SysResult sys_sethostname(Task& t, uint64_t name, int64_t len) {
+namespace {
+// sethostname and setdomainname: a name of up to __NEW_UTS_LEN (64) bytes, not NUL-terminated.
+SysResult set_uts_name(Task& t, long host_nr, uint64_t name, int64_t len) {
   if (len < 0 || len > 64) return -EINVAL;
   char buf[64];
   if (emu::copy_in(t.as(), buf, name, static_cast<size_t>(len)) != 0) return -EFAULT;
-  return guest::from_host(::syscall(SYS_sethostname, buf, len));
+  return guest::from_host(::syscall(host_nr, buf, len));
+}
+}  // namespace
+
+SysResult sys_sethostname(Task& t, uint64_t name, int64_t len) {
+  return set_uts_name(t, SYS_sethostname, name, len);
 }
 SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len) {
-  if (len < 0 || len > 64) return -EINVAL;
-  char buf[64];
-  if (emu::copy_in(t.as(), buf, name, static_cast<size_t>(len)) != 0) return -EFAULT;
-  return guest::from_host(::syscall(SYS_setdomainname, buf, len));
+  return set_uts_name(t, SYS_setdomainname, name, len);
 }
 
 SysResult sys_getpgid(Task&, int pid) {

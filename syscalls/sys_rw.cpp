@@ -30,6 +30,25 @@ bool take_slow_path(int64_t r) {
   return r == -EAGAIN || r == -EOPNOTSUPP || r == -EINVAL || r == -ESPIPE;
 }
 
+// The fast path with its one wait: on EAGAIN, waits for readiness (run lock released) and tries once more.
+// `final` is false when the caller must take the waiting path (`value` then holds what the try returned).
+struct Attempt {
+  bool final;
+  int64_t value;
+};
+
+Attempt try_then_wait(Task& t, int fd, void* p, uint64_t count, bool writing) {
+  int64_t r = try_nowait(fd, p, count, writing);
+  if (r == -EAGAIN) {
+    // Not ready (or a file page not in the cache): wait, then try again, still without blocking.
+    const int64_t w = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN, true);
+    if (w == signals::kWouldBlock) return {true, -EAGAIN};
+    if (w != 0) return {true, w};
+    r = try_nowait(fd, p, count, writing);
+  }
+  return {!take_slow_path(r), r};
+}
+
 }  // namespace
 
 SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
@@ -40,15 +59,7 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
   }
-  int64_t r = try_nowait(fd, p, count, false);
-  if (r == -EAGAIN) {
-    // Not ready (or a file page not in the cache): wait, then try again, still without blocking.
-    const int64_t w = signals::wait_fd(t, fd, POLLIN, true);
-    if (w == signals::kWouldBlock) return -EAGAIN;
-    if (w != 0) return w;
-    r = try_nowait(fd, p, count, false);
-  }
-  if (!take_slow_path(r)) return r;
+  if (const Attempt a = try_then_wait(t, fd, p, count, false); a.final) return a.value;
   if (int64_t w = signals::wait_fd(t, fd, POLLIN); w != 0) return w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   const ssize_t n = ::read(fd, p, count);
@@ -61,17 +72,9 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
   if (p == nullptr) return -EFAULT;
   uint64_t done = 0;  // what a short non-blocking write (a stream socket filling up) already sent
   if (count <= kNowaitWriteMax) {
-    auto* q = const_cast<uint8_t*>(p);
-    int64_t r = try_nowait(fd, q, count, true);
-    if (r == -EAGAIN) {
-      const int64_t w = signals::wait_fd(t, fd, POLLOUT, true);
-      if (w == signals::kWouldBlock) return -EAGAIN;
-      if (w != 0) return w;
-      r = try_nowait(fd, q, count, true);
-    }
-    if (r >= 0 && static_cast<uint64_t>(r) == count) return r;
-    if (!take_slow_path(r) && r < 0) return r;
-    if (r > 0) done = static_cast<uint64_t>(r);
+    const Attempt a = try_then_wait(t, fd, const_cast<uint8_t*>(p), count, true);
+    if (a.final && (a.value < 0 || static_cast<uint64_t>(a.value) == count)) return a.value;
+    if (a.value > 0) done = static_cast<uint64_t>(a.value);
   }
   // The rest as a blocking write would send it: a signal or an error after some bytes returns the count.
   if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return done ? static_cast<int64_t>(done) : w;

@@ -1,12 +1,14 @@
 // This file implements the run lock's fair hand-off between vCPUs.
 #include "emu/run_lock.h"
 
+#include <linux/futex.h>
 #include <sched.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <new>
+#include <cerrno>
 
 #include "emu/vcpu.h"
 
@@ -27,11 +29,13 @@ bool multi_cpu() {
 }  // namespace
 
 void RunLock::acquire(Vcpu* self, bool priority) {
+  const int saved_errno = errno;  // callers read the errno of the host call they made without the lock
   std::unique_lock lk(mu_);
   if (holder_ == nullptr && queue_.empty()) {
     holder_ = self;
     return;
   }
+  self->run_grant().store(0, std::memory_order_relaxed);
   if (priority) {
     queue_.push_front(self);
   } else {
@@ -39,43 +43,56 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   }
   // Ask a holder that keeps running to yield at its next block: at once for a thread with a signal to take
   // (delivery latency is what a64run is for), after the minimum granularity for a woken thread, after a
-  // full slice for a CPU-bound one. Asynchronous uc_emu_stop is never used (section 3).
+  // full slice for a CPU-bound one.
   const auto wait = priority ? kWakeGranularity : kSlice;
   if (priority && self->has_request(Vcpu::kRequestSignal) && queue_.front() == self && holder_ != nullptr) {
     holder_.load()->request(Vcpu::kRequestYield);
   }
-  if (priority && queue_.front() == self && multi_cpu()) {
-    lk.unlock();
+  const bool spin = priority && queue_.front() == self && multi_cpu();
+  lk.unlock();
+  if (spin) {
     const int64_t until = mono_ns() + std::chrono::nanoseconds(kSpin).count();
     // sched_yield, not a pause loop: the woken thread often lands on the holder's CPU, where spinning would
     // only keep the holder from releasing.
     while (holder_.load(std::memory_order_acquire) != self && mono_ns() < until) sched_yield();
-    lk.lock();
   }
-  while (holder_ != self) {
-    Vcpu* seen = holder_;
-    if (cv_.wait_for(lk, wait) == std::cv_status::timeout && holder_ == seen && seen != nullptr &&
-        queue_.front() == self) {
-      seen->request(Vcpu::kRequestYield);
+  // Then sleep on this thread's own grant word: release() wakes only the thread it hands the lock to (a
+  // shared condvar woke every waiter at every hand-off, and they fought over mu_).
+  const timespec ts{0, std::chrono::nanoseconds(wait).count()};
+  while (holder_.load(std::memory_order_acquire) != self) {
+    Vcpu* seen = holder_.load(std::memory_order_acquire);
+    const long r = ::syscall(SYS_futex, &self->run_grant(), FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
+    if (r != 0 && errno == ETIMEDOUT) {
+      lk.lock();
+      if (holder_ == seen && seen != nullptr && !queue_.empty() && queue_.front() == self)
+        seen->request(Vcpu::kRequestYield);
+      lk.unlock();
     }
   }
+  errno = saved_errno;
 }
 
 void RunLock::release(Vcpu* self) {
-  std::lock_guard lk(mu_);
-  if (holder_ != self) return;
-  if (queue_.empty()) {
-    holder_ = nullptr;
-    return;
+  Vcpu* next = nullptr;
+  {
+    std::lock_guard lk(mu_);
+    if (holder_ != self) return;
+    if (queue_.empty()) {
+      holder_ = nullptr;
+      return;
+    }
+    next = queue_.front();
+    queue_.pop_front();
+    holder_.store(next, std::memory_order_release);
+    next->run_grant().store(1, std::memory_order_release);
   }
-  holder_ = queue_.front();
-  queue_.pop_front();
-  cv_.notify_all();
+  const int saved_errno = errno;
+  ::syscall(SYS_futex, &next->run_grant(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  errno = saved_errno;
 }
 
 void RunLock::reset_after_fork(Vcpu* self) {
-  // Threads that were waiting are gone, but glibc's condvar still counts them: make it anew.
-  new (&cv_) std::condition_variable();
+  // Threads that were waiting are gone.
   queue_.clear();
   holder_ = self;
   mu_.unlock();

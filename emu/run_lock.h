@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <mutex>
@@ -38,7 +37,6 @@ class RunLock {
 
  private:
   std::mutex mu_;
-  std::condition_variable cv_;
   std::atomic<Vcpu*> holder_{nullptr};  // written under mu_; read without it only by a spinning waiter
   std::deque<Vcpu*> queue_;             // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front
 };

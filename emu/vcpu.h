@@ -58,6 +58,9 @@ class Vcpu {
   // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
   void request(uint32_t bits);
   uint32_t take_requests() { return requests_.exchange(0, std::memory_order_acq_rel); }
+  // The run lock's hand-off word for this vCPU's thread: the releasing thread sets it and futex-wakes just
+  // this thread (RunLock).
+  std::atomic<uint32_t>& run_grant() { return run_grant_; }
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
 
   uint64_t x(int n) const;  // x0..x30
@@ -90,6 +93,7 @@ class Vcpu {
   Task* task_;
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
+  std::atomic<uint32_t> run_grant_{0};
   // True while this vCPU executes translated code and notices requests only through a kick: inside
   // uc_emu_start, outside the syscall hook.
   std::atomic<bool> in_code_{false};

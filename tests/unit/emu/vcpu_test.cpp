@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <thread>
 
 #include "emu/address_space.h"
+#include "emu/run_lock.h"
 
 namespace emu {
 namespace {
@@ -88,6 +90,39 @@ TEST_F(VcpuKickTest, KicksFromAnotherThreadStopAtABlockStartAndReplayNothing) {
   // hang), and the guest made progress between them.
   EXPECT_GT(stops, 10);
   EXPECT_GT(counter(), 0u);
+}
+
+}  // namespace
+}  // namespace emu
+
+namespace emu {
+namespace {
+
+// The run lock is taken back after a host call made without it (RunLockReleaser); the caller then reads
+// that call's errno, so the hand-off (futex waits that time out) must leave errno alone.
+TEST_F(VcpuKickTest, RunLockHandOffKeepsErrno) {
+  RunLock lock;
+  Vcpu other(*as_, nullptr);
+  lock.acquire(cpu_.get(), false);
+  std::atomic<bool> waiting{false};
+  int seen_errno = 0;
+  bool got_lock_after_release = false;
+  std::atomic<bool> released{false};
+  std::thread waiter([&] {
+    errno = EBADF;
+    waiting.store(true);
+    lock.acquire(&other, false);
+    seen_errno = errno;
+    got_lock_after_release = released.load();
+    lock.release(&other);
+  });
+  while (!waiting.load()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(10));  // several timed-out waits in the waiter
+  released.store(true);
+  lock.release(cpu_.get());
+  waiter.join();
+  EXPECT_EQ(seen_errno, EBADF);
+  EXPECT_TRUE(got_lock_after_release);
 }
 
 }  // namespace

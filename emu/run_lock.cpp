@@ -11,15 +11,10 @@
 #include <cerrno>
 
 #include "emu/vcpu.h"
+#include "signals/park.h"
 
 namespace emu {
 namespace {
-
-int64_t mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
-}
 
 bool multi_cpu() {
   static const bool yes = sysconf(_SC_NPROCESSORS_ONLN) > 1;
@@ -51,10 +46,10 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   const bool spin = priority && queue_.front() == self && multi_cpu();
   lk.unlock();
   if (spin) {
-    const int64_t until = mono_ns() + std::chrono::nanoseconds(kSpin).count();
+    const uint64_t until = signals::now_ns() + std::chrono::nanoseconds(kSpin).count();
     // sched_yield, not a pause loop: the woken thread often lands on the holder's CPU, where spinning would
     // only keep the holder from releasing.
-    while (holder_.load(std::memory_order_acquire) != self && mono_ns() < until) sched_yield();
+    while (holder_.load(std::memory_order_acquire) != self && signals::now_ns() < until) sched_yield();
   }
   // Then sleep on this thread's own grant word: release() wakes only the thread it hands the lock to (a
   // shared condvar woke every waiter at every hand-off, and they fought over mu_).

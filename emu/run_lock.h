@@ -19,9 +19,9 @@ class RunLock {
   // holder run before asking it to yield.
   static constexpr std::chrono::microseconds kSlice{2000};
   static constexpr std::chrono::microseconds kWakeGranularity{50};
-  // How long a woken thread at the front of the queue spins for the lock before it sleeps on the condvar,
-  // on a host with more than one CPU: the holder is usually on its way into a wait, and a condvar sleep adds
-  // a host wakeup (about 10 us on this project's machine) to every hand-off.
+  // How long a woken thread at the front of the queue waits for the lock with sched_yield before it sleeps
+  // on its grant word, on a host with more than one CPU: the holder is usually on its way into a wait, and
+  // the sleep adds a host wakeup (about 10 us on this project's machine) to every hand-off.
   static constexpr std::chrono::microseconds kSpin{30};
 
   // Blocks until `self` holds the lock. `priority` puts the caller at the front of the queue (a thread that
@@ -37,7 +37,7 @@ class RunLock {
 
  private:
   std::mutex mu_;
-  std::atomic<Vcpu*> holder_{nullptr};  // written under mu_; read without it only by a spinning waiter
+  std::atomic<Vcpu*> holder_{nullptr};  // written under mu_; waiters also read it without mu_
   std::deque<Vcpu*> queue_;             // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front
 };
 

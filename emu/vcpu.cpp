@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "emu/task.h"
+#include "signals/park.h"
 #include "signals/signals.h"
 #include "syscalls/dispatch.h"
 
@@ -29,12 +29,6 @@ constexpr uint64_t kTlbGrowNsPerEntry = 1000;
 constexpr uint64_t kTlbInitialEntries = 256;       // QEMU's CPU_TLB_DYN_DEFAULT_BITS
 constexpr uint64_t kTlbMaxEntries = 1u << 22;      // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 32ull << 20;  // Unicorn clears all of it on every flush
-
-uint64_t mono_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // Two fields of Unicorn 2.1.1's private struct uc_struct (include/uc_priv.h), at the offsets Debian's build
 // uses (objdump of uc_emu_stop and check_exit_request_aarch64 in libunicorn.a): stop_request, and
@@ -101,7 +95,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   synced_generation_ = as_.generation();
   synced_code_generation_ = as_.code_generation();
   tlb_size_estimate_ = kTlbInitialEntries;
-  window_start_ns_ = mono_ns();
+  window_start_ns_ = signals::now_ns();
 }
 
 Vcpu::~Vcpu() {
@@ -161,7 +155,7 @@ void Vcpu::grow_tlb(uc_engine* uc) {
   // program striding over megabytes grows the TLB in a few flushes, one that fits never pays for a flush.
   // (DESIGN.md section 1 flushed on a 20 ms clock instead; each of those flushes emptied a grown TLB.)
   if (has_request(kRequestFlush)) return;
-  const uint64_t now = mono_ns();
+  const uint64_t now = signals::now_ns();
   if (now - window_start_ns_ > std::max(kTlbGrowWindowNs, tlb_size_estimate_ * kTlbGrowNsPerEntry)) {
     window_start_ns_ = now;
     fills_ = 0;
@@ -252,9 +246,7 @@ void Vcpu::stop(StopKind kind) {
 
 void Vcpu::sync_memory() {
   synced_generation_ = as_.generation();
-  check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
-  fills_ = 0;
-  window_start_ns_ = mono_ns();
+  flush_tlb();
   // Unmapped or replaced code must not run from stale translations; host writes are never seen by the JIT.
   const uint64_t code_gen = as_.code_generation();
   if (code_gen != synced_code_generation_) {
@@ -291,11 +283,16 @@ StopInfo Vcpu::run() {
 StopInfo Vcpu::finish_request_stop() {
   if (has_request(kRequestFlush)) {
     requests_.fetch_and(~kRequestFlush);
-    check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
-    fills_ = 0;
-    window_start_ns_ = mono_ns();
+    flush_tlb();
   }
   return stop_;
+}
+
+// Empties the TLB (QEMU resizes it on the way) and starts counting fills afresh.
+void Vcpu::flush_tlb() {
+  check(uc_ctl_flush_tlb(uc_), "uc_ctl_flush_tlb");
+  fills_ = 0;
+  window_start_ns_ = signals::now_ns();
 }
 
 }  // namespace emu

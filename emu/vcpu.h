@@ -88,6 +88,7 @@ class Vcpu {
   void grow_tlb(uc_engine* uc);
   void kick(uint32_t bits);
   StopInfo finish_request_stop();
+  void flush_tlb();
 
   AddressSpace& as_;
   Task* task_;

@@ -236,4 +236,11 @@ void FutexTable::reset_after_fork() {
   }
 }
 
+void FutexTable::drop_waiters(const std::function<bool(const signals::Park*)>& dying) {
+  for (Bucket& b : buckets_) {
+    std::lock_guard lk(b.mu);
+    b.waiters.remove_if([&](const FutexWaiter* w) { return dying(w->park); });
+  }
+}
+
 }  // namespace emu

@@ -56,6 +56,9 @@ class FutexTable {
 
   // fork support: the child drops every waiter (their threads do not exist there).
   void reset_after_fork();
+  // A process sharing these queues (a CLONE_VM relative) is about to die: its threads' waits, picked by
+  // their parks, leave the queues so that wakes go to live waiters.
+  void drop_waiters(const std::function<bool(const signals::Park*)>& dying);
 
  private:
   struct Bucket {

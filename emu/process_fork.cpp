@@ -2,21 +2,30 @@
 #include "emu/process_fork.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <vector>
 
 #include "emu/cpu_state.h"
 #include "emu/guest_mem.h"
+#include "signals/host_signals.h"
+#include "signals/signalfd.h"
+#include "syscalls/fd_util.h"
 
 namespace emu {
 namespace {
 
 constexpr size_t kVforkStack = size_t{256} * 1024;
+// A CLONE_VM child runs the emulator for as long as it lives: a thread-sized stack, reserved, not committed.
+constexpr size_t kVmChildStack = size_t{8} << 20;
 
 // Flags a host process clone can honour as they are (fd table and fs sharing, the parent relationship, new
 // namespaces: the host kernel checks the caller's privileges).
@@ -30,6 +39,12 @@ void child_setup(Task& t, const ForkRequest& r) {
   const int pid = static_cast<int>(::getpid());
   if (r.flags & CLONE_CHILD_SETTID) (void)copy_out(t.as(), r.child_tid, &pid, sizeof pid);
   if (r.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = r.child_tid;
+}
+
+// The child inherits the calling thread's signal mask, as copy_process does.
+void inherit_mask(Task& t, Task& child) {
+  std::lock_guard lk(t.proc().signals().sig_lock);
+  child.sig().blocked = t.sig().blocked;
 }
 
 int64_t parent_finish(Task& t, const ForkRequest& r, int pid) {
@@ -71,6 +86,7 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   VforkChild c{&t, new Task(t.proc(), 0), r};
   c.child->set_vfork_child(true);
   restore_cpu_state(c.child->cpu(), st);
+  inherit_mask(t, *c.child);
   int pid;
   {
     RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
@@ -84,10 +100,123 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   return parent_finish(t, r, pid);
 }
 
+// A clone with CLONE_VM and neither CLONE_THREAD nor CLONE_VFORK: a guest process of its own in this one's
+// memory. The host makes the same: a host process cloned with CLONE_VM runs the emulator in the emulator's
+// memory, with a Process of its own (threads, pending signals, timers, its intake thread) over the shared
+// address space, run lock and futex queues; so guest atomics between the two stay exact. That host process
+// needs a thread-local storage block no running thread uses: a helper thread lends its own and makes the
+// clone with CLONE_VFORK, so the kernel holds the helper until the child has exec'd or exited; the helper
+// then frees what the child left in the shared memory.
+struct VmChild {
+  Process* proc;
+  Task* task;
+  ForkRequest req;
+  char* stack;
+  std::atomic<int>* pid_out;  // the parent's: the child's pid, or -errno from the helper
+  signals::Park* parent_park;
+};
+
+int vm_child_main(void* arg) {
+  auto* c = static_cast<VmChild*>(arg);
+  Process& proc = *c->proc;
+  Task* task = c->task;
+  Process::set_current(&proc);
+  const int pid = static_cast<int>(::getpid());
+  proc.set_host_pid(pid);
+  task->set_tid(pid);
+  proc.add_thread(task);
+  // Without CLONE_FILES the child's descriptors are copies, its signalfds' pipes still the parent's.
+  if (!(c->req.flags & CLONE_FILES)) signals::signalfd_after_fork(proc);
+  signals::restart_host_signal_intake(proc);
+  child_setup(*task, c->req);
+  c->pid_out->store(pid, std::memory_order_release);
+  c->parent_park->unpark();
+  task->run();  // returns when this thread exits and others of its process live on
+  delete task;
+  ::syscall(SYS_exit, 0);
+  return 0;
+}
+
+// After the child's first thread has left the memory: once the child has exec'd nothing of it runs here any
+// more; otherwise its other threads may, until the whole child is gone (waitable, or reaped already). By
+// pid, not pidfd: no descriptor of the guest's table may appear under its feet. (Should the guest reap the
+// child and the pid come back as another child, the wait only frees later.)
+void wait_until_gone(const VmChild& c, int pid) {
+  if (c.proc->execing.load(std::memory_order_acquire)) return;
+  siginfo_t si{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &si, WEXITED | WNOWAIT | __WALL) != 0 && errno == EINTR) {
+  }
+}
+
+void* vm_helper_main(void* arg) {
+  auto* c = static_cast<VmChild*>(arg);
+  const int self = static_cast<int>(::gettid());
+  syscalls::reserve_tid(self);
+  // The child's glibc finds its thread id in this thread's descriptor (rwlocks compare it with their
+  // writer's). The kernel zeroes it when this thread dies, and the parent's exit_group kills it at any time:
+  // the descriptor keeps the id instead. (glibc then never reuses this thread's stack: a leak of one small
+  // stack per CLONE_VM child.)
+  ::syscall(SYS_set_tid_address, nullptr);
+  const int flags =
+      CLONE_VM | CLONE_VFORK | static_cast<int>(c->req.flags & kHostCloneFlags) | c->req.exit_signal;
+  const int pid = ::clone(&vm_child_main, c->stack + kVmChildStack, flags, c);
+  if (pid < 0) {
+    c->pid_out->store(-errno, std::memory_order_release);
+    c->parent_park->unpark();
+  } else {
+    wait_until_gone(*c, pid);
+  }
+  std::vector<Task*> left;
+  c->proc->for_each_thread([&](Task& t) { left.push_back(&t); });
+  if (pid < 0) left.push_back(c->task);
+  for (Task* t : left) {
+    // A wake eventfd number of the child's own descriptor table means something else in this one.
+    if (!(c->req.flags & CLONE_FILES)) t->disown_wake_fd();
+    delete t;
+  }
+  delete c->proc;
+  ::munmap(c->stack, kVmChildStack);
+  delete c;
+  syscalls::unreserve_tid(self);
+  return nullptr;
+}
+
+int64_t vm_clone(Task& t, const ForkRequest& r) {
+  void* stack = ::mmap(nullptr, kVmChildStack, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  if (stack == MAP_FAILED) return -ENOMEM;
+  auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
+  CpuState st;
+  save_cpu_state(t.cpu(), &st);
+  st.x[0] = 0;
+  auto* task = new Task(*proc, 0);
+  restore_cpu_state(task->cpu(), st);
+  inherit_mask(t, *task);  // the altstack is not inherited: CLONE_VM without CLONE_VFORK clears it
+  std::atomic<int> pid{0};
+  auto* c = new VmChild{proc, task, r, static_cast<char*>(stack), &pid, &t.park()};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, size_t{256} * 1024);
+  pthread_t th;
+  const int err = pthread_create(&th, &attr, &vm_helper_main, c);
+  pthread_attr_destroy(&attr);
+  if (err != 0) {
+    delete task;
+    delete proc;
+    ::munmap(stack, kVmChildStack);
+    delete c;
+    return -EAGAIN;
+  }
+  while (pid.load(std::memory_order_acquire) == 0) t.park().wait(nullptr, CLOCK_MONOTONIC);
+  const int v = pid.load(std::memory_order_acquire);
+  return v < 0 ? v : parent_finish(t, r, v);
+}
+
 }  // namespace
 
 int64_t fork_process(Task& t, const ForkRequest& r) {
-  if ((r.flags & CLONE_VM) && !(r.flags & CLONE_VFORK)) return -EINVAL;  // not supported: see table.inc
+  if ((r.flags & CLONE_VM) && !(r.flags & CLONE_VFORK)) return vm_clone(t, r);
   if (r.flags & CLONE_VM) return vfork_shared(t, r);
 
   // CLONE_VFORK without CLONE_VM: the parent still waits for the child's exec or exit, seen as the end of a

@@ -1,6 +1,7 @@
 // fork_process: clone without CLONE_THREAD. A host fork makes the child (copy-on-write guest memory, every
 // emulator lock re-initialised, only the calling thread kept); CLONE_VM|CLONE_VFORK (posix_spawn) makes a
-// host process that shares the guest's memory while the parent waits for its exec or exit.
+// host process that shares the guest's memory while the parent waits for its exec or exit; CLONE_VM alone
+// makes a host process that shares it for its whole life.
 #pragma once
 
 #include <cstdint>

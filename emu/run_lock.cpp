@@ -1,6 +1,7 @@
 // This file implements the run lock's fair hand-off between vCPUs.
 #include "emu/run_lock.h"
 
+#include <dirent.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <sys/syscall.h>
@@ -9,7 +10,11 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string>
 
+#include "emu/task.h"
 #include "emu/vcpu.h"
 #include "signals/park.h"
 
@@ -21,11 +26,56 @@ bool multi_cpu() {
   return yes;
 }
 
+// The host process that runs v: its guest process's, or its own for a vfork child (whose Task belongs to
+// the parent's Process).
+int host_pid_of(const Vcpu* v) {
+  const Task* t = v->task();
+  if (t == nullptr) return 0;
+  return t->vfork_child() ? t->tid() : t->proc().host_pid();
+}
+
+// A thread's state from /proc/.../stat: the letter after the command's closing parenthesis.
+char thread_state(const std::string& stat_path) {
+  FILE* f = ::fopen(stat_path.c_str(), "re");
+  if (f == nullptr) return 'X';
+  char buf[512];
+  const size_t n = ::fread(buf, 1, sizeof buf - 1, f);
+  ::fclose(f);
+  buf[n] = '\0';
+  const char* paren = ::strrchr(buf, ')');
+  return paren != nullptr && paren[1] == ' ' ? paren[2] : 'X';
+}
+
+// True when pid is another host process none of whose threads lives on (a zombie, or reaped): a CLONE_VM
+// relative killed by SIGKILL while its vCPU held the lock, for which exit_group's eviction never ran. (A
+// zombie leader alone is no proof: the leader may have exited with its threads still running.)
+bool died_elsewhere(int pid) {
+  if (pid <= 0 || pid == static_cast<int>(::getpid())) return false;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return errno == ENOENT;
+  bool alive = false;
+  while (dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    const char st = thread_state(dir + "/" + e->d_name + "/stat");
+    if (st != 'Z' && st != 'X') {
+      alive = true;
+      break;
+    }
+  }
+  ::closedir(d);
+  return !alive;
+}
+
 }  // namespace
 
 void RunLock::acquire(Vcpu* self, bool priority) {
   const int saved_errno = errno;  // callers read the errno of the host call they made without the lock
   std::unique_lock lk(mu_);
+  if (self->run_evicted().load(std::memory_order_relaxed)) {
+    lk.unlock();
+    while (true) ::pause();  // the host is ending this thread's process
+  }
   if (holder_ == nullptr && queue_.empty()) {
     holder_ = self;
     return;
@@ -58,6 +108,12 @@ void RunLock::acquire(Vcpu* self, bool priority) {
     Vcpu* seen = holder_.load(std::memory_order_acquire);
     const long r = ::syscall(SYS_futex, &self->run_grant(), FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
     if (r != 0 && errno == ETIMEDOUT) {
+      if (seen != nullptr) {
+        if (const int pid = host_pid_of(seen); died_elsewhere(pid)) {
+          evict([pid](const Vcpu* v) { return host_pid_of(v) == pid; });
+          continue;
+        }
+      }
       lk.lock();
       if (holder_ == seen && seen != nullptr && !queue_.empty() && queue_.front() == self)
         seen->request(Vcpu::kRequestYield);
@@ -84,6 +140,22 @@ void RunLock::release(Vcpu* self) {
   const int saved_errno = errno;
   ::syscall(SYS_futex, &next->run_grant(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
   errno = saved_errno;
+}
+
+void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
+  Vcpu* holder = nullptr;
+  {
+    std::lock_guard lk(mu_);
+    std::erase_if(queue_, [&](Vcpu* v) {
+      if (!dying(v)) return false;
+      v->run_evicted().store(true, std::memory_order_relaxed);
+      return true;
+    });
+    holder = holder_.load();
+    if (holder == nullptr || !dying(holder)) return;
+    holder->run_evicted().store(true, std::memory_order_relaxed);
+  }
+  release(holder);
 }
 
 void RunLock::reset_after_fork(Vcpu* self) {

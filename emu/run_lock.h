@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 
 namespace emu {
@@ -34,6 +35,11 @@ class RunLock {
   void lock_internal() { mu_.lock(); }
   void unlock_internal() { mu_.unlock(); }
   void reset_after_fork(Vcpu* self);
+
+  // A process sharing this lock (a CLONE_VM relative) is about to die: the vCPUs `dying` picks leave the
+  // queue, the lock passes on if one of them holds it, and they never get it again (their threads, which
+  // the host kills at any point, park in acquire until then).
+  void evict(const std::function<bool(const Vcpu*)>& dying);
 
  private:
   std::mutex mu_;

@@ -11,6 +11,7 @@
 
 #include <linux/futex.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <shared_mutex>
@@ -83,7 +84,7 @@ std::unique_ptr<Vcpu> Process::take_vcpu(Task* owner) {
       idle_cpus_.pop_back();
     }
   }
-  if (!cpu) return std::make_unique<Vcpu>(*as_, owner);
+  if (!cpu) return std::make_unique<Vcpu>(as(), owner);
   cpu->set_task(owner);
   cpu->take_requests();
   return cpu;
@@ -104,27 +105,79 @@ const std::string& self_exe_path() {
   return path;
 }
 
+namespace {
+
+std::shared_ptr<signals::SignalHandlers> copy_handlers(signals::ProcessSignals& ps) {
+  auto h = std::make_shared<signals::SignalHandlers>();
+  std::lock_guard lk(ps.sig_lock);
+  std::copy(std::begin(ps.actions), std::end(ps.actions), std::begin(h->actions));
+  return h;
+}
+
+}  // namespace
+
+Process::Process(Process& parent, bool share_sighand)
+    : exe_path(parent.exe_path),
+      cmdline(parent.cmdline),
+      auxv(parent.auxv),
+      opts_(parent.opts_),
+      mem_(parent.mem_),
+      signals_(share_sighand ? parent.signals_.handlers : copy_handlers(parent.signals_)) {
+  sigreturn_trampoline = parent.sigreturn_trampoline;
+  std::lock_guard lk(*parent.signalfds.mu);
+  signalfds.fds = parent.signalfds.fds;
+  signalfds.active.store(!signalfds.fds.empty(), std::memory_order_release);
+}
+
 void Process::release_all_robust_futexes() {
   for_each_thread([](Task& t) { t.release_robust_futexes(); });
+}
+
+void Process::prepare_death() {
+  const int pid = static_cast<int>(::getpid());
+  if (pid != host_pid()) {
+    // A CLONE_VM|CLONE_VFORK child of this process (its Task is this process's, its host process its own):
+    // only its vCPU goes.
+    mem_->run_lock.evict([pid](const Vcpu* v) {
+      const Task* t = v->task();
+      return t != nullptr && t->vfork_child() && t->tid() == pid;
+    });
+    return;
+  }
+  release_all_robust_futexes();
+  // Every thread of this process is marked before any leaves the queue: one that comes out of a wait now
+  // must not take the run lock and die with it (the host kills them at any point from here on).
+  std::vector<const signals::Park*> parks;
+  for_each_thread([&](Task& t) {
+    parks.push_back(&t.park());
+    t.cpu().run_evicted().store(true, std::memory_order_relaxed);
+  });
+  mem_->futexes.drop_waiters(
+      [&](const signals::Park* p) { return std::find(parks.begin(), parks.end(), p) != parks.end(); });
+  mem_->run_lock.evict([this](const Vcpu* v) {
+    const Task* t = v->task();
+    return t != nullptr && !t->vfork_child() && &t->proc() == this;
+  });
 }
 
 void Process::prepare_fork() {
   // Lock order: sig_lock, threads_mu_, the address space, the run lock's internal mutex.
   signals_.sig_lock.lock();
   threads_mu_.lock();
-  as_->lock().lock();
-  run_lock_.lock_internal();
+  as().lock().lock();
+  run_lock().lock_internal();
 }
 
 void Process::after_fork_parent() {
-  run_lock_.unlock_internal();
-  as_->lock().unlock();
+  run_lock().unlock_internal();
+  as().lock().unlock();
   threads_mu_.unlock();
   signals_.sig_lock.unlock();
 }
 
 void Process::after_fork_child(Task* self) {
-  run_lock_.reset_after_fork(&self->cpu());
+  set_host_pid(static_cast<int>(::getpid()));
+  run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
   child_waiters_.clear();
   self->set_tid(static_cast<int>(::getpid()));
@@ -135,13 +188,14 @@ void Process::after_fork_child(Task* self) {
   self->sig().pending = signals::PendingQueue();
   self->forget_wake_fd();  // the eventfd is shared with the parent's thread
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
-  signals::reset_timers_after_fork();
-  signals::signalfd_after_fork();
+  signals::reset_timers_after_fork(*this);
+  signals::signalfd_after_fork(*this);
+  syscalls::clear_reserved_tids();
   signals::restart_host_signal_intake(*this);
   threads_[self->tid()] = self;
   threads_mu_.unlock();
-  as_->reset_lock_after_fork();
-  futexes_.reset_after_fork();
+  as().reset_lock_after_fork();
+  futexes().reset_after_fork();
   signals_.sig_lock.unlock();
 }
 
@@ -263,10 +317,9 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 }
 
 void Task::exit_group(int status) {
-  proc_.release_all_robust_futexes();
+  // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's are its parent's).
+  proc_.prepare_death();
   signals::print_stats_at_exit();
-  // A vfork child shares the parent's emulator: leave the run lock free for the parent's threads.
-  if (vfork_child_) proc_.run_lock().release(cpu_.get());
   fflush(stdout);
   fflush(stderr);
   _exit(status & 0xff);

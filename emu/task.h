@@ -2,6 +2,8 @@
 // (its vCPU and thread-level state). One host thread runs each Task.
 #pragma once
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -15,8 +17,11 @@
 #include "emu/futex.h"
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
+#include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signal_state.h"
+#include "signals/signalfd.h"
+#include "signals/timers.h"
 
 namespace emu {
 
@@ -34,22 +39,43 @@ struct Options {
 // (the host thread-group leader) has exited, and an execve from another thread must still find it.
 const std::string& self_exe_path();
 
+// What the threads of a process, and the processes a CLONE_VM clone makes, share: the guest address space,
+// the run lock over the guest code that runs in it, and the private futex queues (Linux keys a private
+// futex by its mm).
+struct SharedMemory {
+  explicit SharedMemory(std::unique_ptr<AddressSpace> a) : as(std::move(a)) {}
+  std::unique_ptr<AddressSpace> as;
+  RunLock run_lock;
+  FutexTable futexes;
+};
+
 class Process {
  public:
-  explicit Process(Options opts, std::unique_ptr<AddressSpace> as)
-      : opts_(std::move(opts)), as_(std::move(as)) {
+  // The first process of this a64run; it becomes the calling thread's current().
+  Process(Options opts, std::unique_ptr<AddressSpace> as)
+      : opts_(std::move(opts)), mem_(std::make_shared<SharedMemory>(std::move(as))) {
     current_ = this;
+    set_host_pid(static_cast<int>(::getpid()));
   }
-  // The process this a64run emulates (one per host process).
+  // The process a clone with CLONE_VM but without CLONE_THREAD makes: its memory is the parent's, its
+  // signal actions too under CLONE_SIGHAND (copied otherwise); its threads, pending signals, timers and
+  // signalfds are its own.
+  Process(Process& parent, bool share_sighand);
+  // The process the calling host thread emulates. Per thread, not global: a CLONE_VM child is another
+  // host process in the same memory, with a Process of its own. Each emulator thread sets it at its start.
   static Process* current() { return current_; }
+  static void set_current(Process* p) { current_ = p; }
   // At process death (exit_group, a fatal signal): every thread's robust futexes get FUTEX_OWNER_DIED, so
   // another process sharing them sees EOWNERDEAD.
   void release_all_robust_futexes();
+  // The process is about to end (exit_group, a fatal signal): its robust futexes are released, and its
+  // threads leave the run lock and the futex queues, which a CLONE_VM relative lives on with.
+  void prepare_death();
 
   const Options& opts() const { return opts_; }
-  AddressSpace& as() { return *as_; }
-  RunLock& run_lock() { return run_lock_; }
-  FutexTable& futexes() { return futexes_; }
+  AddressSpace& as() { return *mem_->as; }
+  RunLock& run_lock() { return mem_->run_lock; }
+  FutexTable& futexes() { return mem_->futexes; }
 
   signals::ProcessSignals& signals() { return signals_; }
   // Where handlers without SA_RESTORER return to (signals::map_trampoline).
@@ -92,13 +118,23 @@ class Process {
   std::string cmdline;
   std::vector<uint8_t> auxv;
 
+  // The signals layer's per-process state: the host signal intake, POSIX timers, signalfds.
+  signals::HostIntake intake;
+  signals::TimerTable timers;
+  signals::SignalfdTable signalfds;
+  // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
+  // memory is its parent's to free once the host says the child has left it.
+  std::atomic<bool> execing{false};
+  // The host process that runs this guest process (a CLONE_VM child sets it at its start).
+  int host_pid() const { return host_pid_.load(std::memory_order_acquire); }
+  void set_host_pid(int pid) { host_pid_.store(pid, std::memory_order_release); }
+
  private:
-  static inline Process* current_ = nullptr;
+  static inline thread_local Process* current_ = nullptr;
   Options opts_;
-  std::unique_ptr<AddressSpace> as_;
-  RunLock run_lock_;
-  FutexTable futexes_;
+  std::shared_ptr<SharedMemory> mem_;
   signals::ProcessSignals signals_;
+  std::atomic<int> host_pid_{0};
   int main_tid_ = 0;
   std::mutex threads_mu_;
   std::vector<Task*> child_waiters_;              // GUARDED_BY(threads_mu_)
@@ -114,6 +150,7 @@ class Task {
   Task& operator=(const Task&) = delete;
 
   Process& proc() { return proc_; }
+  const Process& proc() const { return proc_; }
   AddressSpace& as() { return proc_.as(); }
   Vcpu& cpu() { return *cpu_; }
   int tid() const { return tid_; }
@@ -127,6 +164,8 @@ class Task {
   int wake_fd();
   void drain_wake_fd();
   void forget_wake_fd();
+  // Forgets the wake fd without closing it: the number belongs to another process's descriptor table.
+  void disown_wake_fd() { wake_fd_ = -1; }
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
 
   // How the syscall being handled began and how a signal ended it (the restart rules).

@@ -179,8 +179,14 @@ void Vcpu::request(uint32_t bits) {
 // is starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
+//
+// The repeating ends after kKickPatience: a vCPU that neither leaves nor takes the request for that long is
+// not running at all (its host process stopped, or killed in guest code: a CLONE_VM relative's vCPU shares
+// the run lock). The request stays set, and whoever needs it asks again.
 void Vcpu::kick(uint32_t bits) {
   if (!kicks_) return;  // the block hook sees the request
+  constexpr uint64_t kKickPatienceNs = 20'000'000;
+  uint64_t give_up = 0;
   for (int round = 0; in_code_.load(std::memory_order_seq_cst); ++round) {
     uc_emu_stop(uc_);
     for (int spin = 0; spin < 256; ++spin) {
@@ -188,7 +194,11 @@ void Vcpu::kick(uint32_t bits) {
         return;
       __builtin_ia32_pause();
     }
-    if (round >= 4) sched_yield();  // the vCPU's host thread may be waiting for this core
+    if (round < 4) continue;
+    sched_yield();  // the vCPU's host thread may be waiting for this core
+    const uint64_t now = signals::now_ns();
+    if (give_up == 0) give_up = now + kKickPatienceNs;
+    if (now > give_up) return;
   }
 }
 

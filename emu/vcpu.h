@@ -53,7 +53,10 @@ class Vcpu {
   // True when other threads stop this vCPU by a kick (docs/memory.md), false when the block hook polls.
   bool stops_by_kick() const { return kicks_; }
   Task* task() const { return task_; }
-  void set_task(Task* t) { task_ = t; }
+  void set_task(Task* t) {
+    task_ = t;
+    run_evicted_.store(false, std::memory_order_relaxed);
+  }
 
   // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
   void request(uint32_t bits);
@@ -61,6 +64,8 @@ class Vcpu {
   // The run lock's hand-off word for this vCPU's thread: the releasing thread sets it and futex-wakes just
   // this thread (RunLock).
   std::atomic<uint32_t>& run_grant() { return run_grant_; }
+  // Set by RunLock::evict when this vCPU's process dies; a recycled vCPU starts anew.
+  std::atomic<bool>& run_evicted() { return run_evicted_; }
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
 
   uint64_t x(int n) const;  // x0..x30
@@ -95,6 +100,7 @@ class Vcpu {
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};
+  std::atomic<bool> run_evicted_{false};
   // True while this vCPU executes translated code and notices requests only through a kick: inside
   // uc_emu_start, outside the syscall hook.
   std::atomic<bool> in_code_{false};

@@ -170,7 +170,7 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
 }
 
 void die_with_signal(int sig) {
-  if (emu::Process* proc = emu::Process::current()) proc->release_all_robust_futexes();
+  if (emu::Process* proc = emu::Process::current()) proc->prepare_death();
   print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);

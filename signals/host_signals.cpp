@@ -20,24 +20,16 @@
 namespace signals {
 namespace {
 
-std::atomic<uint64_t> g_child_events{0};
-std::atomic<int> g_intake_tid{0};
-std::atomic<int> g_intake_pid{0};
-
 // sync_host_signals' markers: a process-directed SIGRTMAX from this process, SI_QUEUE, with kSyncMagic in
-// the upper half of its value and the sequence number in the lower half. Queued in sequence order (under
-// g_sync_mu) and taken in that order, so g_sync_acked only grows.
+// the upper half of its value and the sequence number in the lower half.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
-std::mutex g_sync_mu;
-uint32_t g_sync_next = 0;  // GUARDED_BY(g_sync_mu)
-std::atomic<uint32_t> g_sync_acked{0};
 
-bool take_sync_marker(long sig, const siginfo_t& hsi) {
+bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
   const auto v = reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr);
   if (sig != timer_host_signal() || hsi.si_code != SI_QUEUE || hsi.si_pid != ::getpid()) return false;
   if ((v & ~uint64_t{0xffffffff}) != kSyncMagic) return false;
-  g_sync_acked.store(static_cast<uint32_t>(v), std::memory_order_release);
-  g_sync_acked.notify_all();
+  in.sync_acked.store(static_cast<uint32_t>(v), std::memory_order_release);
+  in.sync_acked.notify_all();
   return true;
 }
 
@@ -73,15 +65,17 @@ bool suppressed_by_nocldstop(emu::Process& proc, siginfo_t* hsi) {
 
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
+  emu::Process::set_current(proc);
+  HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
-  g_intake_pid.store(static_cast<int>(::getpid()), std::memory_order_release);
-  g_intake_tid.store(static_cast<int>(::gettid()), std::memory_order_release);
+  in.pid.store(static_cast<int>(::getpid()), std::memory_order_release);
+  in.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
   ::sigset_t set = async_set();
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
     const long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
-    if (sig <= 0 || take_sync_marker(sig, hsi)) continue;
+    if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
     if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
       continue;
@@ -90,7 +84,7 @@ void* intake_main(void* arg) {
       // Decided before the waiters wake: a woken waiter could reap the exit that suppressed_by_nocldstop
       // looks for.
       const bool suppressed = suppressed_by_nocldstop(*proc, &hsi);
-      g_child_events.fetch_add(1, std::memory_order_acq_rel);
+      in.child_events.fetch_add(1, std::memory_order_acq_rel);
       proc->wake_child_waiters();
       if (suppressed) continue;
     }
@@ -113,7 +107,7 @@ void start_host_signal_intake(emu::Process& proc) {
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
-  g_intake_tid.store(0, std::memory_order_release);
+  proc.intake.tid.store(0, std::memory_order_release);
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
@@ -132,21 +126,22 @@ void mirror_sigchld_action(const guest::sigaction& act) {
 }
 
 int intake_tid() {
+  const HostIntake& in = emu::Process::current()->intake;
   int tid;
-  while ((tid = g_intake_tid.load(std::memory_order_acquire)) == 0) sched_yield();
+  while ((tid = in.tid.load(std::memory_order_acquire)) == 0) sched_yield();
   return tid;
 }
 
 void sync_host_signals() {
+  HostIntake& in = emu::Process::current()->intake;
   const int pid = static_cast<int>(::getpid());
-  if (g_intake_tid.load(std::memory_order_acquire) == 0 ||
-      g_intake_pid.load(std::memory_order_acquire) != pid) {
+  if (in.tid.load(std::memory_order_acquire) == 0 || in.pid.load(std::memory_order_acquire) != pid) {
     return;  // no intake thread in this host process (a CLONE_VM|CLONE_VFORK child)
   }
   uint32_t seq;
   {
-    std::lock_guard lk(g_sync_mu);
-    seq = ++g_sync_next;
+    std::lock_guard lk(in.sync_mu);
+    seq = ++in.sync_next;
     siginfo_t si{};
     si.si_signo = timer_host_signal();
     si.si_code = SI_QUEUE;
@@ -156,12 +151,12 @@ void sync_host_signals() {
     if (::syscall(SYS_rt_sigqueueinfo, pid, si.si_signo, &si) != 0) return;
   }
   uint32_t a;
-  while (static_cast<int32_t>((a = g_sync_acked.load(std::memory_order_acquire)) - seq) < 0)
-    g_sync_acked.wait(a);
+  while (static_cast<int32_t>((a = in.sync_acked.load(std::memory_order_acquire)) - seq) < 0)
+    in.sync_acked.wait(a);
 }
 
 uint64_t child_event_count() {
-  return g_child_events.load(std::memory_order_acquire);
+  return emu::Process::current()->intake.child_events.load(std::memory_order_acquire);
 }
 
 }  // namespace signals

@@ -4,7 +4,9 @@
 // wakes wait4/waitid; the intake thread applies SA_NOCLDSTOP.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <mutex>
 
 #include "syscalls/abi/signal.h"
 
@@ -14,12 +16,24 @@ class Process;
 
 namespace signals {
 
+// A process's intake thread and the counters its waiters read (emu::Process::intake).
+struct HostIntake {
+  std::atomic<uint64_t> child_events{0};
+  std::atomic<int> tid{0};
+  std::atomic<int> pid{0};
+  // sync_host_signals' markers: queued in sequence order (under sync_mu) and taken in that order, so
+  // sync_acked only grows.
+  std::mutex sync_mu;
+  uint32_t sync_next = 0;  // GUARDED_BY(sync_mu)
+  std::atomic<uint32_t> sync_acked{0};
+};
+
 // Blocks the asynchronous host signals in the calling thread (call before any thread is made), ignores
 // host SIGPIPE (the syscall layer raises the guest's), and starts the intake thread for proc.
 void start_host_signal_intake(emu::Process& proc);
-// In a fork child (only the forking thread survives): starts a new intake thread.
+// In a fork child (only the forking thread survives) and in a CLONE_VM child: starts a new intake thread.
 void restart_host_signal_intake(emu::Process& proc);
-// The intake thread's tid (waits for it to start): host timers signal it.
+// The calling thread's process's intake thread (waits for it to start): host timers signal it.
 int intake_tid();
 void mirror_sigchld_action(const guest::sigaction& act);
 

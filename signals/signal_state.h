@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 
 #include "syscalls/abi/siginfo.h"
@@ -62,11 +63,25 @@ struct ThreadSignals {
   sigset_t real_blocked = 0;
 };
 
+// The signal actions and the lock over all signal state, shared by the processes of a CLONE_SIGHAND clone
+// without CLONE_THREAD (Linux's sighand_struct, whose siglock is sig_lock here).
+struct SignalHandlers {
+  std::mutex lock;
+  guest::sigaction actions[kNumSignals] = {};  // GUARDED_BY(lock), index sig - 1
+};
+
 struct ProcessSignals {
-  std::mutex sig_lock;
-  guest::sigaction actions[kNumSignals] = {};  // GUARDED_BY(sig_lock), index sig - 1
-  PendingQueue shared;                         // GUARDED_BY(sig_lock)
-  size_t queued = 0;                           // GUARDED_BY(sig_lock): against RLIMIT_SIGPENDING
+  ProcessSignals() : ProcessSignals(std::make_shared<SignalHandlers>()) {}
+  explicit ProcessSignals(std::shared_ptr<SignalHandlers> h)
+      : handlers(std::move(h)), sig_lock(handlers->lock), actions(handlers->actions) {}
+  ProcessSignals(const ProcessSignals&) = delete;
+  ProcessSignals& operator=(const ProcessSignals&) = delete;
+
+  std::shared_ptr<SignalHandlers> handlers;
+  std::mutex& sig_lock;
+  guest::sigaction (&actions)[kNumSignals];  // GUARDED_BY(sig_lock), index sig - 1
+  PendingQueue shared;                       // GUARDED_BY(sig_lock)
+  size_t queued = 0;                         // GUARDED_BY(sig_lock): against RLIMIT_SIGPENDING
 };
 
 // on_sig_stack(): sp lies on the enabled altstack (sp > base and sp - base <= size, as Linux counts).

@@ -53,19 +53,6 @@ static_assert(sizeof(SignalfdSiginfo) == 128 && offsetof(SignalfdSiginfo, ssi_pt
               offsetof(SignalfdSiginfo, ssi_addr) == 72 && offsetof(SignalfdSiginfo, ssi_syscall) == 84 &&
               offsetof(SignalfdSiginfo, ssi_call_addr) == 88 && offsetof(SignalfdSiginfo, ssi_arch) == 96);
 
-struct Signalfd {
-  dev_t dev = 0;
-  ino_t ino = 0;
-  int rfd = -1;  // a64run's own read end (reserved): drains the byte
-  int wfd = -1;  // the write end (reserved)
-  uint64_t mask = 0;
-  bool ready = false;
-};
-
-std::atomic<bool> g_active{false};
-std::mutex* g_mu = new std::mutex;  // after sig_lock; a fork child replaces it
-std::vector<Signalfd> g_fds;        // GUARDED_BY(*g_mu)
-
 // a64run's own read end: a separate open of the pipe (not a dup), so the guest's O_NONBLOCK changes never
 // make a drain block.
 int open_own_read_end(int pipe_rfd) {
@@ -81,11 +68,11 @@ bool identify(int fd, dev_t* dev, ino_t* ino) {
   return true;
 }
 
-Signalfd* find_locked(int fd) {
+Signalfd* find_locked(SignalfdTable& tab, int fd) {
   dev_t dev;
   ino_t ino;
   if (!identify(fd, &dev, &ino)) return nullptr;
-  for (Signalfd& s : g_fds) {
+  for (Signalfd& s : tab.fds) {
     if (s.dev == dev && s.ino == ino) return &s;
   }
   return nullptr;
@@ -125,17 +112,17 @@ void for_each_guest_fd(Fn fn) {
 }
 
 // Drops signalfds no guest descriptor refers to any more (a64run's own two ends aside).
-void collect_garbage_locked() {
-  std::vector<bool> seen(g_fds.size(), false);
+void collect_garbage_locked(SignalfdTable& tab) {
+  std::vector<Signalfd>& fds = tab.fds;
+  std::vector<bool> seen(fds.size(), false);
   for_each_guest_fd([&](int, dev_t dev, ino_t ino) {
-    for (size_t i = 0; i < g_fds.size(); ++i)
-      seen[i] = seen[i] || (g_fds[i].dev == dev && g_fds[i].ino == ino);
+    for (size_t i = 0; i < fds.size(); ++i) seen[i] = seen[i] || (fds[i].dev == dev && fds[i].ino == ino);
   });
-  for (size_t i = g_fds.size(); i-- > 0;) {
+  for (size_t i = fds.size(); i-- > 0;) {
     if (seen[i]) continue;
-    ::close(g_fds[i].rfd);
-    ::close(g_fds[i].wfd);
-    g_fds.erase(g_fds.begin() + static_cast<std::ptrdiff_t>(i));
+    ::close(fds[i].rfd);
+    ::close(fds[i].wfd);
+    fds.erase(fds.begin() + static_cast<std::ptrdiff_t>(i));
   }
 }
 
@@ -214,22 +201,24 @@ size_t take_locked(emu::Task& t, uint64_t mask, SignalfdSiginfo* out, size_t max
 }  // namespace
 
 bool signalfd_active() {
-  return g_active.load(std::memory_order_acquire);
+  const emu::Process* proc = emu::Process::current();
+  return proc != nullptr && proc->signalfds.active.load(std::memory_order_acquire);
 }
 
 int64_t signalfd_create_or_update(int fd, uint64_t mask, int flags) {
   mask &= ~guest::kUnblockableSignals;
   emu::Process& proc = *emu::Process::current();
+  SignalfdTable& tab = proc.signalfds;
   std::lock_guard sl(proc.signals().sig_lock);
-  std::lock_guard lk(*g_mu);
+  std::lock_guard lk(*tab.mu);
   if (fd != -1) {
-    Signalfd* s = find_locked(fd);
+    Signalfd* s = find_locked(tab, fd);
     if (s == nullptr) return ::fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;
     s->mask = mask;
     set_ready_locked(*s, (pending_anywhere_locked(proc) & mask) != 0);
     return fd;
   }
-  collect_garbage_locked();
+  collect_garbage_locked(tab);
   int p[2];
   if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) return -errno;
   const int own_r = open_own_read_end(p[0]);
@@ -247,16 +236,17 @@ int64_t signalfd_create_or_update(int fd, uint64_t mask, int flags) {
   s.wfd = syscalls::make_reserved_fd(p[1]);
   s.mask = mask;
   set_ready_locked(s, (pending_anywhere_locked(proc) & mask) != 0);
-  g_fds.push_back(s);
-  g_active.store(true, std::memory_order_release);
+  tab.fds.push_back(s);
+  tab.active.store(true, std::memory_order_release);
   return p[0];
 }
 
 void signalfd_note_queued_locked(emu::Process& proc) {
-  if (!signalfd_active()) return;
+  SignalfdTable& tab = proc.signalfds;
+  if (!tab.active.load(std::memory_order_acquire)) return;
   const uint64_t pending = pending_anywhere_locked(proc);
-  std::lock_guard lk(*g_mu);
-  for (Signalfd& s : g_fds) set_ready_locked(s, (pending & s.mask) != 0);
+  std::lock_guard lk(*tab.mu);
+  for (Signalfd& s : tab.fds) set_ready_locked(s, (pending & s.mask) != 0);
 }
 
 // signalfd_read(): the first signal may be waited for (unless O_NONBLOCK); the rest are taken only when
@@ -264,8 +254,9 @@ void signalfd_note_queued_locked(emu::Process& proc) {
 int64_t signalfd_read(emu::Task& t, int fd, uint64_t buf, uint64_t count) {
   uint64_t mask;
   {
-    std::lock_guard lk(*g_mu);
-    const Signalfd* s = find_locked(fd);
+    SignalfdTable& tab = t.proc().signalfds;
+    std::lock_guard lk(*tab.mu);
+    const Signalfd* s = find_locked(tab, fd);
     if (s == nullptr) return kNotSignalfd;
     mask = s->mask;
   }
@@ -288,9 +279,10 @@ int64_t signalfd_read(emu::Task& t, int fd, uint64_t buf, uint64_t count) {
   }
 }
 
-void signalfd_after_fork() {
-  g_mu = new std::mutex;
-  for (Signalfd& s : g_fds) {
+void signalfd_after_fork(emu::Process& proc) {
+  SignalfdTable& tab = proc.signalfds;
+  tab.mu = new std::mutex;
+  for (Signalfd& s : tab.fds) {
     int p[2];
     if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) continue;
     const dev_t old_dev = s.dev;

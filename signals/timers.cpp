@@ -18,33 +18,22 @@
 namespace signals {
 namespace {
 
-struct Timer {
-  bool used = false;
-  uint32_t generation = 0;  // told apart from an earlier timer of the same id whose expiry is in flight
-  int host_id = -1;
-  int notify = guest::kSIGEV_SIGNAL;
-  int signo = 0;
-  int target_tid = 0;  // SIGEV_THREAD_ID
-  guest::sigval_t value = 0;
-  int32_t overrun_last = 0;  // of the last dequeued signal: what timer_getoverrun(2) reports
-  uint32_t seq = 0;          // bumped by every timer_settime and timer_delete
-};
-
-// Leaked on purpose: a fork child replaces it (another thread of the parent may have held it).
-std::mutex* g_mu = new std::mutex;
-std::vector<Timer> g_timers;  // GUARDED_BY(*g_mu), index = guest timer id
-
-Timer* find_locked(int id) {
-  if (id < 0 || static_cast<size_t>(id) >= g_timers.size() || !g_timers[id].used) return nullptr;
-  return &g_timers[id];
+// The calling thread's process's timers (the intake thread's process for timer_expired).
+TimerTable& table() {
+  return emu::Process::current()->timers;
 }
 
-int alloc_locked() {
-  for (size_t i = 0; i < g_timers.size(); ++i) {
-    if (!g_timers[i].used) return static_cast<int>(i);
+Timer* find_locked(TimerTable& tab, int id) {
+  if (id < 0 || static_cast<size_t>(id) >= tab.timers.size() || !tab.timers[id].used) return nullptr;
+  return &tab.timers[id];
+}
+
+int alloc_locked(TimerTable& tab) {
+  for (size_t i = 0; i < tab.timers.size(); ++i) {
+    if (!tab.timers[i].used) return static_cast<int>(i);
   }
-  g_timers.emplace_back();
-  return static_cast<int>(g_timers.size() - 1);
+  tab.timers.emplace_back();
+  return static_cast<int>(tab.timers.size() - 1);
 }
 
 // good_sigevent(): what the kernel accepts. Fills *target_tid for SIGEV_THREAD_ID.
@@ -80,9 +69,10 @@ int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
     e = *ev;
     if (const int64_t r = check_sigevent(t, e, &target_tid); r != 0) return r;
   }
-  std::lock_guard lk(*g_mu);
-  const int id = alloc_locked();
-  Timer& tm = g_timers[id];
+  TimerTable& tab = t.proc().timers;
+  std::lock_guard lk(*tab.mu);
+  const int id = alloc_locked(tab);
+  Timer& tm = tab.timers[id];
   ::sigevent hev{};
   if (e.sigev_notify == guest::kSIGEV_NONE) {
     hev.sigev_notify = SIGEV_NONE;
@@ -107,8 +97,9 @@ int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
 }
 
 int64_t timer_settime(int id, int flags, const guest::itimerspec& value, guest::itimerspec* old) {
-  std::lock_guard lk(*g_mu);
-  Timer* tm = find_locked(id);
+  TimerTable& tab = table();
+  std::lock_guard lk(*tab.mu);
+  Timer* tm = find_locked(tab, id);
   if (tm == nullptr) return -EINVAL;
   const ::itimerspec h = guest::to_host(value);
   ::itimerspec hold{};
@@ -119,8 +110,9 @@ int64_t timer_settime(int id, int flags, const guest::itimerspec& value, guest::
 }
 
 int64_t timer_gettime(int id, guest::itimerspec* value) {
-  std::lock_guard lk(*g_mu);
-  const Timer* tm = find_locked(id);
+  TimerTable& tab = table();
+  std::lock_guard lk(*tab.mu);
+  const Timer* tm = find_locked(tab, id);
   if (tm == nullptr) return -EINVAL;
   ::itimerspec h{};
   if (::syscall(SYS_timer_gettime, tm->host_id, &h) != 0) return -errno;
@@ -129,14 +121,16 @@ int64_t timer_gettime(int id, guest::itimerspec* value) {
 }
 
 int64_t timer_getoverrun(int id) {
-  std::lock_guard lk(*g_mu);
-  const Timer* tm = find_locked(id);
+  TimerTable& tab = table();
+  std::lock_guard lk(*tab.mu);
+  const Timer* tm = find_locked(tab, id);
   return tm == nullptr ? -EINVAL : tm->overrun_last;
 }
 
 int64_t timer_delete(int id) {
-  std::lock_guard lk(*g_mu);
-  Timer* tm = find_locked(id);
+  TimerTable& tab = table();
+  std::lock_guard lk(*tab.mu);
+  Timer* tm = find_locked(tab, id);
   if (tm == nullptr) return -EINVAL;
   ::syscall(SYS_timer_delete, tm->host_id);
   // A signal already queued stays in the pending set and is dropped when dequeued, as on Linux 6.13+.
@@ -151,8 +145,8 @@ void timer_expired(emu::Process& proc, uint64_t value, int host_overrun) {
   int target_tid = 0;
   uint32_t seq = 0;
   {
-    std::lock_guard lk(*g_mu);
-    const Timer* tm = find_locked(id);
+    std::lock_guard lk(*proc.timers.mu);
+    const Timer* tm = find_locked(proc.timers, id);
     if (tm == nullptr || tm->generation != value >> 32 || tm->notify == guest::kSIGEV_NONE) return;
     si.si_signo = tm->signo;
     si.si_code = guest::kSI_TIMER;
@@ -167,16 +161,17 @@ void timer_expired(emu::Process& proc, uint64_t value, int host_overrun) {
 }
 
 bool note_timer_dequeued(int32_t id, uint32_t seq, int32_t overrun) {
-  std::lock_guard lk(*g_mu);
-  Timer* tm = find_locked(id);
+  TimerTable& tab = table();
+  std::lock_guard lk(*tab.mu);
+  Timer* tm = find_locked(tab, id);
   if (tm == nullptr || tm->seq != seq) return false;
   tm->overrun_last = overrun;
   return true;
 }
 
-void reset_timers_after_fork() {
-  g_mu = new std::mutex;
-  g_timers.clear();
+void reset_timers_after_fork(emu::Process& proc) {
+  proc.timers.mu = new std::mutex;
+  proc.timers.timers.clear();
 }
 
 }  // namespace signals

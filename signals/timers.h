@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 #include "syscalls/abi/signal.h"
 #include "syscalls/abi/types.h"
@@ -17,6 +19,24 @@ class Task;
 }  // namespace emu
 
 namespace signals {
+
+struct Timer {
+  bool used = false;
+  uint32_t generation = 0;  // told apart from an earlier timer of the same id whose expiry is in flight
+  int host_id = -1;
+  int notify = guest::kSIGEV_SIGNAL;
+  int signo = 0;
+  int target_tid = 0;  // SIGEV_THREAD_ID
+  guest::sigval_t value = 0;
+  int32_t overrun_last = 0;  // of the last dequeued signal: what timer_getoverrun(2) reports
+  uint32_t seq = 0;          // bumped by every timer_settime and timer_delete
+};
+
+// A process's timers (emu::Process::timers). The calls below take the calling thread's process's.
+struct TimerTable {
+  std::mutex* mu = new std::mutex;  // leaked on purpose: a fork child replaces it (another thread may hold it)
+  std::vector<Timer> timers;        // GUARDED_BY(*mu), index = guest timer id
+};
 
 // The host signal of every host timer a64run creates; the intake thread claims it when si_code is SI_TIMER.
 int timer_host_signal();
@@ -37,6 +57,6 @@ void timer_expired(emu::Process& proc, uint64_t value, int host_overrun);
 bool note_timer_dequeued(int32_t id, uint32_t seq, int32_t overrun);
 // fork(2): the child has no timers (the host's were not inherited either), and the table's lock may have
 // been held by another thread of the parent.
-void reset_timers_after_fork();
+void reset_timers_after_fork(emu::Process& proc);
 
 }  // namespace signals

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,17 +46,43 @@ int make_reserved_fd(int fd) {
 }
 
 namespace {
-std::atomic<int> g_reserved_tid{0};
+// The intake threads of this host process (one, or two in a fork child whose parent's stays listed until
+// its own starts) and the helper threads of CLONE_VM children: none of them is a guest thread.
+constexpr int kMaxReservedTids = 8;
+std::atomic<int> g_reserved_tids[kMaxReservedTids];
 }  // namespace
 
 void reserve_tid(int tid) {
-  g_reserved_tid.store(tid);
+  for (auto& slot : g_reserved_tids) {
+    int expected = 0;
+    if (slot.compare_exchange_strong(expected, tid)) return;
+  }
+}
+void unreserve_tid(int tid) {
+  for (auto& slot : g_reserved_tids) {
+    int expected = tid;
+    if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+void clear_reserved_tids() {
+  for (auto& slot : g_reserved_tids) slot.store(0);
 }
 bool is_reserved_tid(int tid) {
-  return tid != 0 && g_reserved_tid.load() == tid;
+  if (tid == 0) return false;
+  for (const auto& slot : g_reserved_tids) {
+    if (slot.load() == tid) return true;
+  }
+  return false;
 }
 int reserved_tid_count() {
-  return g_reserved_tid.load() != 0 ? 1 : 0;
+  // The table is shared with CLONE_VM children, whose threads are not this process's.
+  const pid_t pid = ::getpid();
+  int n = 0;
+  for (const auto& slot : g_reserved_tids) {
+    const int tid = slot.load();
+    if (tid != 0 && ::syscall(SYS_tgkill, pid, tid, 0) == 0) ++n;
+  }
+  return n;
 }
 
 std::string fd_path(int fd) {

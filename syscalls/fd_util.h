@@ -12,9 +12,11 @@ bool is_reserved_fd(int fd);
 // Moves an emulator-owned fd up out of the way of the guest's low numbers, marks it reserved and
 // close-on-exec, and returns the new number.
 int make_reserved_fd(int fd);
-// Threads the emulator runs for itself (the host signal intake): hidden from /proc/self/task and the
-// Threads: count of /proc/self/status.
+// Threads the emulator runs for itself (the host signal intake, a CLONE_VM child's helper): hidden from
+// /proc/self/task and the Threads: count of /proc/self/status. A fork child clears the table.
 void reserve_tid(int tid);
+void unreserve_tid(int tid);
+void clear_reserved_tids();
 bool is_reserved_tid(int tid);
 int reserved_tid_count();
 // The path a host fd refers to (readlink of /proc/self/fd/N), or empty.

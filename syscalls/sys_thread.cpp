@@ -40,6 +40,7 @@ struct ThreadStart {
 void* thread_main(void* arg) {
   auto* start = static_cast<ThreadStart*>(arg);
   emu::Task* task = start->task;
+  emu::Process::set_current(&task->proc());
   const int tid = static_cast<int>(::gettid());
   task->set_tid(tid);
   signals::Park* parent = start->parent_park;

@@ -107,20 +107,20 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   while (holder_.load(std::memory_order_acquire) != self) {
     Vcpu* seen = holder_.load(std::memory_order_acquire);
     const long r = ::syscall(SYS_futex, &self->run_grant(), FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
-    if (r != 0 && errno == ETIMEDOUT) {
-      if (seen != nullptr) {
-        if (const int pid = host_pid_of(seen); died_elsewhere(pid)) {
-          evict([pid](const Vcpu* v) { return host_pid_of(v) == pid; });
-          continue;
-        }
-      }
-      lk.lock();
-      if (holder_ == seen && seen != nullptr && !queue_.empty() && queue_.front() == self)
-        seen->request(Vcpu::kRequestYield);
-      lk.unlock();
-    }
+    if (r != 0 && errno == ETIMEDOUT && seen != nullptr) waited_too_long(self, seen);
   }
   errno = saved_errno;
+}
+
+// The holder has kept the lock for a whole wait: asks it to yield if this thread is next, or, when it is a
+// CLONE_VM relative's vCPU whose host process has died, evicts that process.
+void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
+  if (const int pid = host_pid_of(seen); died_elsewhere(pid)) {
+    evict([pid](const Vcpu* v) { return host_pid_of(v) == pid; });
+    return;
+  }
+  std::lock_guard lk(mu_);
+  if (holder_ == seen && !queue_.empty() && queue_.front() == self) seen->request(Vcpu::kRequestYield);
 }
 
 void RunLock::release(Vcpu* self) {

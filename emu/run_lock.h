@@ -42,6 +42,8 @@ class RunLock {
   void evict(const std::function<bool(const Vcpu*)>& dying);
 
  private:
+  void waited_too_long(Vcpu* self, Vcpu* seen);
+
   std::mutex mu_;
   std::atomic<Vcpu*> holder_{nullptr};  // written under mu_; waiters also read it without mu_
   std::deque<Vcpu*> queue_;             // GUARDED_BY(mu_): FIFO, priority waiters pushed to the front

@@ -34,8 +34,9 @@ struct Timer {
 
 // A process's timers (emu::Process::timers). The calls below take the calling thread's process's.
 struct TimerTable {
-  std::mutex* mu = new std::mutex;  // leaked on purpose: a fork child replaces it (another thread may hold it)
-  std::vector<Timer> timers;        // GUARDED_BY(*mu), index = guest timer id
+  std::mutex* mu =
+      new std::mutex;         // leaked on purpose: a fork child replaces it (another thread may hold it)
+  std::vector<Timer> timers;  // GUARDED_BY(*mu), index = guest timer id
 };
 
 // The host signal of every host timer a64run creates; the intake thread claims it when si_code is SI_TIMER.

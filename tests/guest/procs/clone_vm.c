@@ -50,7 +50,8 @@ static long futex(atomic_int* word, int op, int val) {
   return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
 }
 
-// --- identity, shared writes, exit status -------------------------------------------------------------------
+// --- identity, shared writes, exit status
+// -------------------------------------------------------------------
 
 static volatile int written;
 static volatile pid_t child_saw_pid, child_saw_ppid;
@@ -75,7 +76,8 @@ static void test_identity(void) {
   CHECK_EQ(child_saw_ppid, getpid());
 }
 
-// --- memory: atomics, mmap, futex ------------------------------------------------------------------------------
+// --- memory: atomics, mmap, futex
+// ------------------------------------------------------------------------------
 
 enum { kIncrements = 200000 };
 static atomic_long counter;
@@ -114,7 +116,8 @@ static void test_shared_memory(void) {
   if (child_map) munmap(child_map, 4096);
 }
 
-// --- CLONE_FILES, CLONE_FS, CLONE_SIGHAND --------------------------------------------------------------------
+// --- CLONE_FILES, CLONE_FS, CLONE_SIGHAND
+// --------------------------------------------------------------------
 
 static volatile int child_fd = -1;
 static void on_usr2(int sig) {
@@ -166,7 +169,8 @@ static void test_sharing_flags(void) {
   run_sharing(0, 0);
 }
 
-// --- signals --------------------------------------------------------------------------------------------------
+// --- signals
+// --------------------------------------------------------------------------------------------------
 
 static atomic_int handled_in, child_ready;
 
@@ -214,7 +218,8 @@ static void test_signals(void) {
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 }
 
-// --- the parent exits first -------------------------------------------------------------------------------------
+// --- the parent exits first
+// -------------------------------------------------------------------------------------
 
 static int out_pipe[2];
 
@@ -280,7 +285,8 @@ static void test_parent_killed(void) {
   close(out_pipe[0]);
 }
 
-// --- exec -------------------------------------------------------------------------------------------------------
+// --- exec
+// -------------------------------------------------------------------------------------------------------
 
 extern char** environ;
 static const char* exec_path;

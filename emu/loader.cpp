@@ -16,6 +16,7 @@
 
 #include "emu/elf.h"
 #include "emu/guest_mem.h"
+#include "emu/vdso.h"
 
 namespace emu {
 namespace {
@@ -177,7 +178,8 @@ class StackBuilder {
   uint64_t sp_;
 };
 
-uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint64_t stack_top) {
+uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint64_t stack_top,
+                     uint64_t vdso) {
   AddressSpace& as = proc.as();
   const Options& o = proc.opts();
   StackBuilder sb(as, stack_top);
@@ -210,8 +212,9 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
                                AT_CLKTCK,      100,
                                AT_PLATFORM,    platform,
                                AT_EXECFN,      execfn,
-                               AT_MINSIGSTKSZ, kMinSigStkSz,
-                               AT_NULL,        0};
+                               AT_MINSIGSTKSZ, kMinSigStkSz};
+  if (vdso != 0) aux.insert(aux.end(), {AT_SYSINFO_EHDR, vdso});
+  aux.insert(aux.end(), {AT_NULL, 0});
   const size_t words = 1 + argv.size() + 1 + envp.size() + 1 + aux.size();
   sb.set_sp((sb.sp() - words * 8) & ~uint64_t{15});
   std::vector<uint64_t> block;
@@ -278,7 +281,9 @@ bool load_program(Process& proc, LoadedProgram* out, std::string* error, int* st
     *status = 126;
     return false;
   }
-  out->sp = build_stack(proc, main, dynamic ? &interp : nullptr, stack_top);
+  const uint64_t vdso = map_vdso(as);
+  if (vdso != 0) proc.sigreturn_trampoline = vdso + vdso_symbol("__kernel_rt_sigreturn");
+  out->sp = build_stack(proc, main, dynamic ? &interp : nullptr, stack_top, vdso);
   out->entry = dynamic ? interp.bias + interp.info.entry : main.bias + main.info.entry;
   return true;
 }

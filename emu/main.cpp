@@ -195,10 +195,12 @@ int main(int argc, char** argv) {
   for (const std::string& a : proc.opts().argv) proc.cmdline.append(a.c_str(), a.size() + 1);
 
   (void)emu::self_exe_path();  // resolve it while /proc/self/exe still names us
-  proc.sigreturn_trampoline = signals::map_trampoline(proc);
-  signals::start_host_signal_intake(proc);
+  if (proc.sigreturn_trampoline == 0) proc.sigreturn_trampoline = signals::map_trampoline(proc);
   auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));
   proc.add_thread(main_task);
+  // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
+  // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
+  signals::start_host_signal_intake(proc);
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);
   main_task->run();

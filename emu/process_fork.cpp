@@ -67,7 +67,11 @@ struct VforkChild {
 
 int vfork_child_main(void* arg) {
   auto* c = static_cast<VforkChild*>(arg);
+  Process& proc = c->child->proc();
+  Process::set_current(&proc);  // (in the parent thread's TLS, which this process borrows: restored there)
+  proc.set_host_pid(static_cast<int>(::getpid()));
   c->child->set_tid(static_cast<int>(::syscall(SYS_gettid)));
+  proc.add_thread(c->child);
   child_setup(*c->child, c->req);
   c->child->run();  // ends in exit_group or execve, both of which leave this process
   _exit(0);
@@ -75,7 +79,10 @@ int vfork_child_main(void* arg) {
 
 // CLONE_VM|CLONE_VFORK: the child is a host process in the emulator's own address space (as glibc's
 // posix_spawn does natively), so the guest's writes in the child are the parent's. The calling host thread
-// is suspended by the kernel until the child execs or exits.
+// is suspended by the kernel until the child execs or exits. The child is a guest process of its own (a
+// Process sharing this one's memory): what it does to signal actions (Go's child resets every handler) or
+// to its pending signals is not the parent's. It borrows the calling thread's vCPU-to-be from the pool
+// and gives it back.
 int64_t vfork_shared(Task& t, const ForkRequest& r) {
   void* stack =
       ::mmap(nullptr, kVforkStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -83,7 +90,8 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   CpuState st;
   save_cpu_state(t.cpu(), &st);
   st.x[0] = 0;
-  VforkChild c{&t, new Task(t.proc(), 0), r};
+  auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
+  VforkChild c{&t, new Task(*proc, 0, t.proc().take_vcpu(nullptr)), r};
   c.child->set_vfork_child(true);
   restore_cpu_state(c.child->cpu(), st);
   inherit_mask(t, *c.child);
@@ -94,7 +102,13 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
                   CLONE_VM | CLONE_VFORK | static_cast<int>(r.flags & kHostCloneFlags) | r.exit_signal, &c);
   }
   const int err = errno;
-  delete c.child;  // the child has exec'd or exited: its vCPU goes back to the pool
+  Process::set_current(&t.proc());
+  // The child has exec'd or exited: its vCPU goes back to this process's pool. A wake eventfd it made is a
+  // number of its own descriptor table (unless shared).
+  if (!(r.flags & CLONE_FILES)) c.child->disown_wake_fd();
+  t.proc().recycle_vcpu(c.child->release_cpu());
+  delete c.child;
+  delete proc;
   ::munmap(stack, kVforkStack);
   if (pid < 0) return -err;
   return parent_finish(t, r, pid);

@@ -14,7 +14,6 @@
 #include <cstring>
 #include <string>
 
-#include "emu/task.h"
 #include "emu/vcpu.h"
 #include "signals/park.h"
 
@@ -24,14 +23,6 @@ namespace {
 bool multi_cpu() {
   static const bool yes = sysconf(_SC_NPROCESSORS_ONLN) > 1;
   return yes;
-}
-
-// The host process that runs v: its guest process's, or its own for a vfork child (whose Task belongs to
-// the parent's Process).
-int host_pid_of(const Vcpu* v) {
-  const Task* t = v->task();
-  if (t == nullptr) return 0;
-  return t->vfork_child() ? t->tid() : t->proc().host_pid();
 }
 
 // A thread's state from /proc/.../stat: the letter after the command's closing parenthesis.
@@ -115,8 +106,14 @@ void RunLock::acquire(Vcpu* self, bool priority) {
 // The holder has kept the lock for a whole wait: asks it to yield if this thread is next, or, when it is a
 // CLONE_VM relative's vCPU whose host process has died, evicts that process.
 void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
-  if (const int pid = host_pid_of(seen); died_elsewhere(pid)) {
-    evict([pid](const Vcpu* v) { return host_pid_of(v) == pid; });
+  int pid;
+  {
+    std::lock_guard lk(mu_);
+    if (holder_ != seen) return;  // `seen` may be back in a pool, or gone, by now
+    pid = seen->host_pid();
+  }
+  if (died_elsewhere(pid)) {
+    evict([pid](const Vcpu* v) { return v->host_pid() == pid; });
     return;
   }
   std::lock_guard lk(mu_);

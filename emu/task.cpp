@@ -134,16 +134,6 @@ void Process::release_all_robust_futexes() {
 }
 
 void Process::prepare_death() {
-  const int pid = static_cast<int>(::getpid());
-  if (pid != host_pid()) {
-    // A CLONE_VM|CLONE_VFORK child of this process (its Task is this process's, its host process its own):
-    // only its vCPU goes.
-    mem_->run_lock.evict([pid](const Vcpu* v) {
-      const Task* t = v->task();
-      return t != nullptr && t->vfork_child() && t->tid() == pid;
-    });
-    return;
-  }
   release_all_robust_futexes();
   // Every thread of this process is marked before any leaves the queue: one that comes out of a wait now
   // must not take the run lock and die with it (the host kills them at any point from here on).
@@ -154,10 +144,7 @@ void Process::prepare_death() {
   });
   mem_->futexes.drop_waiters(
       [&](const signals::Park* p) { return std::find(parks.begin(), parks.end(), p) != parks.end(); });
-  mem_->run_lock.evict([this](const Vcpu* v) {
-    const Task* t = v->task();
-    return t != nullptr && !t->vfork_child() && &t->proc() == this;
-  });
+  mem_->run_lock.evict([this](const Vcpu* v) { return v->task() != nullptr && &v->task()->proc() == this; });
 }
 
 void Process::prepare_fork() {
@@ -191,12 +178,12 @@ void Process::after_fork_child(Task* self) {
   signals::reset_timers_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
-  signals::restart_host_signal_intake(*this);
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
   futexes().reset_after_fork();
   signals_.sig_lock.unlock();
+  signals::restart_host_signal_intake(*this);  // with the thread registered (see main.cpp)
 }
 
 Task::~Task() {

@@ -78,7 +78,8 @@ class Process {
   FutexTable& futexes() { return mem_->futexes; }
 
   signals::ProcessSignals& signals() { return signals_; }
-  // Where handlers without SA_RESTORER return to (signals::map_trampoline).
+  // Where handlers without SA_RESTORER return to: the vDSO's __kernel_rt_sigreturn (set by the loader), or
+  // signals::map_trampoline.
   uint64_t sigreturn_trampoline = 0;
 
   // The thread registry. remove_thread returns how many threads remain.
@@ -145,6 +146,10 @@ class Process {
 class Task {
  public:
   Task(Process& proc, int tid) : proc_(proc), cpu_(proc.take_vcpu(this)), tid_(tid) {}
+  // With a vCPU taken from another process's pool (a vfork child's, given back by release_cpu).
+  Task(Process& proc, int tid, std::unique_ptr<Vcpu> cpu) : proc_(proc), cpu_(std::move(cpu)), tid_(tid) {
+    cpu_->set_task(this);
+  }
   ~Task();
   Task(const Task&) = delete;
   Task& operator=(const Task&) = delete;
@@ -153,6 +158,7 @@ class Task {
   const Process& proc() const { return proc_; }
   AddressSpace& as() { return proc_.as(); }
   Vcpu& cpu() { return *cpu_; }
+  std::unique_ptr<Vcpu> release_cpu() { return std::move(cpu_); }
   int tid() const { return tid_; }
   void set_tid(int tid) { tid_ = tid; }
   signals::Park& park() { return park_; }

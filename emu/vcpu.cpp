@@ -180,9 +180,9 @@ void Vcpu::request(uint32_t bits) {
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
 //
-// The repeating ends after kKickPatience: a vCPU that neither leaves nor takes the request for that long is
-// not running at all (its host process stopped, or killed in guest code: a CLONE_VM relative's vCPU shares
-// the run lock). The request stays set, and whoever needs it asks again.
+// For a vCPU of another host process (a CLONE_VM relative's: they share the run lock) the repeating ends
+// after kKickPatience: one that neither leaves nor takes the request for that long is not running at all
+// (its process stopped, or killed in guest code). The request stays set, and whoever needs it asks again.
 void Vcpu::kick(uint32_t bits) {
   if (!kicks_) return;  // the block hook sees the request
   constexpr uint64_t kKickPatienceNs = 20'000'000;
@@ -196,17 +196,23 @@ void Vcpu::kick(uint32_t bits) {
     }
     if (round < 4) continue;
     sched_yield();  // the vCPU's host thread may be waiting for this core
+    if (host_pid() == static_cast<int>(::getpid())) continue;  // a thread of this process: it will answer
     const uint64_t now = signals::now_ns();
     if (give_up == 0) give_up = now + kKickPatienceNs;
     if (now > give_up) return;
   }
 }
 
+int Vcpu::host_pid() const {
+  const Task* t = task();
+  return t == nullptr ? 0 : t->proc().host_pid();
+}
+
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {
     case kExcpSwi: {
-      Task& t = *self->task_;
+      Task& t = *self->task();
       const uint64_t pc = self->pc();
       self->in_code_.store(false, std::memory_order_release);  // requests are checked on the way out
       syscalls::dispatch(t);

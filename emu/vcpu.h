@@ -52,9 +52,13 @@ class Vcpu {
   uc_engine* uc() const { return uc_; }
   // True when other threads stop this vCPU by a kick (docs/memory.md), false when the block hook polls.
   bool stops_by_kick() const { return kicks_; }
-  Task* task() const { return task_; }
+  // Atomic: other threads read it to find a vCPU's process (kicks, the run lock) while the pool hands the
+  // vCPU on.
+  Task* task() const { return task_.load(std::memory_order_acquire); }
+  // The host process that runs this vCPU (0 when idle).
+  int host_pid() const;
   void set_task(Task* t) {
-    task_ = t;
+    task_.store(t, std::memory_order_release);
     run_evicted_.store(false, std::memory_order_relaxed);
   }
 
@@ -96,7 +100,7 @@ class Vcpu {
   void flush_tlb();
 
   AddressSpace& as_;
-  Task* task_;
+  std::atomic<Task*> task_;
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};

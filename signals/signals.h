@@ -50,8 +50,8 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
 // rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV).
 bool sigreturn(emu::Task& t);
 
-// The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process: x30 for handlers installed
-// without SA_RESTORER, as the vDSO's __kernel_rt_sigreturn is on Linux.
+// The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process when there is no vDSO (whose
+// __kernel_rt_sigreturn it is otherwise): x30 for handlers installed without SA_RESTORER, as on Linux.
 uint64_t map_trampoline(emu::Process& proc);
 
 }  // namespace signals

@@ -223,9 +223,22 @@ static void test_signals(void) {
 
 static int out_pipe[2];
 
+// Reads until n bytes or end of file.
+static ssize_t read_full(int fd, char* buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  return (ssize_t)got;
+}
+
 static int survivor_child(void* arg) {
   (void)arg;
-  // Outlives the parent (which exits at once), then reports through the pipe.
+  // Says it runs, outlives the parent (which exits at once or is killed), then reports through the pipe.
+  syscall(SYS_write, out_pipe[1], "r", 1);
   struct timespec ts = {0, 100 * 1000 * 1000};
   syscall(SYS_nanosleep, &ts, NULL);
   for (volatile int i = 0; i < 100000; i++) {
@@ -246,12 +259,11 @@ static void test_parent_exits_first(void) {
   close(out_pipe[1]);
   int status = wait_status(mid);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  char ready = 0;
+  CHECK_EQ(read_full(out_pipe[0], &ready, 1), 1);
+  CHECK_EQ(ready, 'r');
   char buf[8] = {0};
-  ssize_t n;
-  do {
-    n = read(out_pipe[0], buf, sizeof buf);
-  } while (n < 0 && errno == EINTR);
-  CHECK_EQ(n, 5);
+  CHECK_EQ(read_full(out_pipe[0], buf, sizeof buf), 5);
   CHECK_STREQ(buf, "alive");
   close(out_pipe[0]);
 }
@@ -270,17 +282,16 @@ static void test_parent_killed(void) {
     }
   }
   close(out_pipe[1]);
-  struct timespec ts = {0, 30 * 1000 * 1000};
+  char ready = 0;
+  CHECK_EQ(read_full(out_pipe[0], &ready, 1), 1);
+  CHECK_EQ(ready, 'r');
+  struct timespec ts = {0, 10 * 1000 * 1000};
   nanosleep(&ts, NULL);
   CHECK_EQ(kill(mid, SIGKILL), 0);
   int status = wait_status(mid);
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   char buf[8] = {0};
-  ssize_t n;
-  do {
-    n = read(out_pipe[0], buf, sizeof buf);
-  } while (n < 0 && errno == EINTR);
-  CHECK_EQ(n, 5);
+  CHECK_EQ(read_full(out_pipe[0], buf, sizeof buf), 5);
   CHECK_STREQ(buf, "alive");
   close(out_pipe[0]);
 }

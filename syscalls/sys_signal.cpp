@@ -192,7 +192,13 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
 
 SysResult sys_kill(Task& t, int pid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
-  if (pid != ::getpid()) return guest::from_host(::kill(pid, sig));
+  if (pid != ::getpid()) {
+    const int r = ::kill(pid, sig);
+    // A process group the caller is in: on Linux the signal is pending here before kill returns, so it is
+    // handled on the way out. The host's reaches the intake thread asynchronously: wait until it has.
+    if (r == 0 && sig != 0 && (pid == 0 || -pid == ::getpgrp())) signals::sync_host_signals();
+    return guest::from_host(r);
+  }
   if (sig == 0) return 0;
   return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
 }

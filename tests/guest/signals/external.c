@@ -1,6 +1,8 @@
 // Signals from other processes: kill() of a child with SIGSEGV, SIGBUS, SIGILL, SIGFPE or SIGTRAP is an
 // ordinary signal (si_code SI_USER), so a child that ignores it lives on and one that blocks it finds it
-// pending; sigqueue and rt_tgsigqueueinfo with signal 0 only check the target.
+// pending; sigqueue and rt_tgsigqueueinfo with signal 0 only check the target; kill(0) and killpg() of the
+// caller's own group run its handler before they return, as a kill of itself does (under a64run such a
+// signal goes out through the host and comes back: LTP killpg/1-1 caught it arriving late).
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
@@ -54,7 +56,32 @@ static void child_survives(int sig, int block) {
   close(go[1]);
 }
 
+static volatile sig_atomic_t caught;
+static void on_signal(int sig) {
+  caught = sig;
+}
+
+static void group_kill_is_synchronous(void) {
+  signal(SIGUSR1, on_signal);
+  signal(SIGCHLD, on_signal);
+  for (int i = 0; i < 50; i++) {
+    caught = 0;
+    CHECK_SYS(kill(0, SIGUSR1));
+    CHECK_EQ(caught, SIGUSR1);
+    caught = 0;
+    CHECK_SYS(killpg(getpgrp(), SIGCHLD));
+    CHECK_EQ(caught, SIGCHLD);
+    if (check_failures) break;
+  }
+  signal(SIGUSR1, SIG_DFL);
+  signal(SIGCHLD, SIG_DFL);
+}
+
 int main(void) {
+  // The test's process group may hold other processes (the test runner's): the signals are ones those
+  // ignore or take (SIGCHLD) or get only here, in a group of our own.
+  if (setpgid(0, 0) == 0) group_kill_is_synchronous();
+
   // qemu-aarch64 7.2 takes a host SIGSEGV, SIGBUS, SIGILL or SIGFPE sent by kill() for a fault of its own
   // (host_signal_handler): the child's pipe read fails or it dies with SIGSEGV. a64run only.
   const int sigs[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP};

@@ -50,8 +50,7 @@ static long futex(atomic_int* word, int op, int val) {
   return syscall(SYS_futex, word, op, val, NULL, NULL, 0);
 }
 
-// --- identity, shared writes, exit status
-// -------------------------------------------------------------------
+// --- identity, shared writes, exit status ---
 
 static volatile int written;
 static volatile pid_t child_saw_pid, child_saw_ppid;
@@ -76,8 +75,7 @@ static void test_identity(void) {
   CHECK_EQ(child_saw_ppid, getpid());
 }
 
-// --- memory: atomics, mmap, futex
-// ------------------------------------------------------------------------------
+// --- memory: atomics, mmap, futex ---
 
 enum { kIncrements = 200000 };
 static atomic_long counter;
@@ -116,8 +114,7 @@ static void test_shared_memory(void) {
   if (child_map) munmap(child_map, 4096);
 }
 
-// --- CLONE_FILES, CLONE_FS, CLONE_SIGHAND
-// --------------------------------------------------------------------
+// --- CLONE_FILES, CLONE_FS, CLONE_SIGHAND ---
 
 static volatile int child_fd = -1;
 static void on_usr2(int sig) {
@@ -169,8 +166,7 @@ static void test_sharing_flags(void) {
   run_sharing(0, 0);
 }
 
-// --- signals
-// --------------------------------------------------------------------------------------------------
+// --- signals ---
 
 static atomic_int handled_in, child_ready;
 
@@ -218,8 +214,7 @@ static void test_signals(void) {
   CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
 }
 
-// --- the parent exits first
-// -------------------------------------------------------------------------------------
+// --- the parent exits first, or is killed ---
 
 static int out_pipe[2];
 
@@ -247,37 +242,16 @@ static int survivor_child(void* arg) {
   return 0;
 }
 
-static void test_parent_exits_first(void) {
+// The parent either exits at once, or runs guest code (so it often holds the emulator's run lock) until
+// SIGKILL ends it, when no exit_group of its own runs. Either way the child runs on and reports.
+static void test_survives_parent(int kill_parent) {
   REQUIRE(pipe(out_pipe) == 0);
   pid_t mid = fork();
   REQUIRE(mid >= 0);
   if (mid == 0) {
     close(out_pipe[0]);
     pid_t c = spawn_vm(survivor_child, SIGCHLD, NULL);
-    _exit(c > 0 ? 0 : 1);
-  }
-  close(out_pipe[1]);
-  int status = wait_status(mid);
-  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  char ready = 0;
-  CHECK_EQ(read_full(out_pipe[0], &ready, 1), 1);
-  CHECK_EQ(ready, 'r');
-  char buf[8] = {0};
-  CHECK_EQ(read_full(out_pipe[0], buf, sizeof buf), 5);
-  CHECK_STREQ(buf, "alive");
-  close(out_pipe[0]);
-}
-
-static void test_parent_killed(void) {
-  // The parent runs guest code (so it often holds the emulator's run lock) when SIGKILL ends it: no
-  // exit_group of its own runs, and the child must still get to run.
-  REQUIRE(pipe(out_pipe) == 0);
-  pid_t mid = fork();
-  REQUIRE(mid >= 0);
-  if (mid == 0) {
-    close(out_pipe[0]);
-    pid_t c = spawn_vm(survivor_child, SIGCHLD, NULL);
-    if (c <= 0) _exit(1);
+    if (c <= 0 || !kill_parent) _exit(c > 0 ? 0 : 1);
     for (volatile unsigned long i = 0;; i++) {
     }
   }
@@ -285,19 +259,24 @@ static void test_parent_killed(void) {
   char ready = 0;
   CHECK_EQ(read_full(out_pipe[0], &ready, 1), 1);
   CHECK_EQ(ready, 'r');
-  struct timespec ts = {0, 10 * 1000 * 1000};
-  nanosleep(&ts, NULL);
-  CHECK_EQ(kill(mid, SIGKILL), 0);
+  if (kill_parent) {
+    struct timespec ts = {0, 10 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    CHECK_EQ(kill(mid, SIGKILL), 0);
+  }
   int status = wait_status(mid);
-  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  if (kill_parent) {
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  } else {
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
   char buf[8] = {0};
   CHECK_EQ(read_full(out_pipe[0], buf, sizeof buf), 5);
   CHECK_STREQ(buf, "alive");
   close(out_pipe[0]);
 }
 
-// --- exec
-// -------------------------------------------------------------------------------------------------------
+// --- exec ---
 
 extern char** environ;
 static const char* exec_path;
@@ -333,8 +312,8 @@ int main(int argc, char** argv) {
   test_shared_memory();
   test_sharing_flags();
   test_signals();
-  test_parent_exits_first();
-  test_parent_killed();
+  test_survives_parent(0);
+  test_survives_parent(1);
   test_exec();
   return check_done();
 }

@@ -45,11 +45,14 @@ int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready) {
   if (fl < 0) return 0;
   if (fl & O_NONBLOCK) return not_ready ? kWouldBlock : 0;
   // A socket's SO_RCVTIMEO/SO_SNDTIMEO bounds the wait (then -EAGAIN), and a signal then ends it with -EINTR
-  // whatever SA_RESTART says (sock_intr_errno).
+  // whatever SA_RESTART says (sock_intr_errno). A socket's file is always open for reading and writing
+  // (sock_alloc_file), so a pipe end, the usual case, costs no getsockopt (host system calls are about a
+  // microsecond each here).
   ::timeval tv{};
   socklen_t len = sizeof tv;
   const int opt = (events & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
-  if (::getsockopt(fd, SOL_SOCKET, opt, &tv, &len) == 0 && (tv.tv_sec != 0 || tv.tv_usec != 0)) {
+  if ((fl & O_ACCMODE) == O_RDWR && ::getsockopt(fd, SOL_SOCKET, opt, &tv, &len) == 0 &&
+      (tv.tv_sec != 0 || tv.tv_usec != 0)) {
     const timespec deadline = add(now(CLOCK_MONOTONIC), {tv.tv_sec, tv.tv_usec * 1000});
     const int64_t r = poll_interruptible(t, &p, 1, &deadline);
     if (r == -EINTR) return -EINTR;

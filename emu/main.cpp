@@ -135,6 +135,17 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       signals::enable_stats(a.size() > 15 ? a.substr(15) : "");
       continue;
     }
+    // Not for users: what a guest execve keeps (Options::exec_blocked), from a64run to itself.
+    if (a.starts_with("--exec-signal-state=")) {
+      char* end = nullptr;
+      opts->exec_blocked = std::strtoull(a.c_str() + 20, &end, 16);
+      if (*end == ':') opts->exec_ignored = std::strtoull(end + 1, &end, 16);
+      if (*end != '\0') {
+        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED in hexadecimal\n", a);
+        return 2;
+      }
+      continue;
+    }
     if (bool bad = false; parse_signal_delay(a, &bad)) {
       if (bad) return 2;
       continue;
@@ -198,6 +209,7 @@ int main(int argc, char** argv) {
   if (proc.sigreturn_trampoline == 0) proc.sigreturn_trampoline = signals::map_trampoline(proc);
   auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));
   proc.add_thread(main_task);
+  signals::apply_exec_state(*main_task, proc.opts().exec_blocked, proc.opts().exec_ignored);
   // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
   signals::start_host_signal_intake(proc);

@@ -33,6 +33,10 @@ struct Options {
   std::string program;            // host path of the guest executable
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
+  // What a guest execve carries into the new program (--exec-signal-state, given by a64run to itself): the
+  // exec'ing thread's blocked signals and the signals set to SIG_IGN, as execve(2) keeps them.
+  uint64_t exec_blocked = 0;
+  uint64_t exec_ignored = 0;
 };
 
 // a64run's own executable, resolved at start: /proc/self/exe stops resolving once the guest's main thread

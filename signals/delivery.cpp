@@ -1,5 +1,6 @@
 // This file implements delivery at safe points: dequeueing under sig_lock, default actions, the restart
 // rule for an interrupted syscall, frames for handlers, forced fault signals, death by signal, rt_sigreturn.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -11,6 +12,7 @@
 
 #include "emu/task.h"
 #include "signals/frame_arm64.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "signals/slow_core.h"
 #include "signals/stats.h"
@@ -221,6 +223,27 @@ uint64_t map_trampoline(emu::Process& proc) {
   memcpy(proc.as().host(static_cast<uint64_t>(addr)), code, sizeof code);
   proc.as().mprotect(static_cast<uint64_t>(addr), emu::kPageSize, PROT_READ | PROT_EXEC);
   return static_cast<uint64_t>(addr);
+}
+
+std::string exec_state_arg(emu::Task& t) {
+  ProcessSignals& ps = t.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  uint64_t ignored = 0;
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (ps.actions[sig - 1].handler == guest::kSIG_IGN) ignored |= sig_bit(sig);
+  }
+  return fmt::format("--exec-signal-state={:x}:{:x}", t.sig().blocked, ignored);
+}
+
+void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored) {
+  ProcessSignals& ps = main_thread.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  main_thread.sig().blocked = blocked & ~guest::kUnblockableSignals;
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (!(ignored & sig_bit(sig)) || (guest::kUnblockableSignals & sig_bit(sig))) continue;
+    ps.actions[sig - 1].handler = guest::kSIG_IGN;
+    if (sig == guest::kSIGCHLD) mirror_sigchld_action(ps.actions[sig - 1]);
+  }
 }
 
 }  // namespace signals

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "signals/signal_state.h"
 
@@ -53,5 +54,12 @@ bool sigreturn(emu::Task& t);
 // The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process when there is no vDSO (whose
 // __kernel_rt_sigreturn it is otherwise): x30 for handlers installed without SA_RESTORER, as on Linux.
 uint64_t map_trampoline(emu::Process& proc);
+
+// execve(2) keeps the thread's blocked signals and the signals set to SIG_IGN (every caught one is reset
+// to SIG_DFL). a64run re-executes itself for an execve: exec_state_arg is the option that carries them
+// (from the exec'ing thread), apply_exec_state sets them in the new program's first thread before any
+// signal is taken.
+std::string exec_state_arg(emu::Task& t);
+void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
 
 }  // namespace signals

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "signals/signals.h"
 #include "signals/slow_core.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/procfs.h"
@@ -93,6 +94,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
+  host_args.push_back(signals::exec_state_arg(t));
   host_args.insert(host_args.end(),
                    {"-0", args.empty() ? std::string() : args[0], "--", exec_host_path(t, program)});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());

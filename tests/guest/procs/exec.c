@@ -5,10 +5,12 @@
 // the errors (EACCES for a file without x bits or a directory, ENOEXEC for a text file without #! and for
 // an empty file, ENOENT for a missing file or a script's missing interpreter, ENOTDIR, and ENOEXEC for an
 // x86-64 host binary); and O_CLOEXEC (closed in the new program) against fds without it (still open, same
-// file). The exec'd program is this binary in a checking mode chosen by argv[1] (or, for scripts, whose argv
-// the kernel builds, by the environment variable A64RUN_EXEC_DUMP); it answers with its exit status.
+// file); the blocked mask and SIG_IGN dispositions carried into the new program, caught signals reset to
+// SIG_DFL. The exec'd program is this binary in a checking mode chosen by argv[1] (or, for scripts, whose
+// argv the kernel builds, by the environment variable A64RUN_EXEC_DUMP); it answers with its exit status.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -265,6 +267,42 @@ static int exec_check_fds(const void* unused) {
   return 100 + errno;
 }
 
+// The new program's signal state: what execve(2) keeps. SIGUSR1 blocked, SIGUSR2 and SIGHUP ignored (as
+// nohup leaves it), SIGTERM (caught before) back to SIG_DFL, SIGINT neither blocked nor ignored.
+static int mode_check_signals(void) {
+  sigset_t cur;
+  sigprocmask(SIG_SETMASK, NULL, &cur);
+  struct sigaction usr2, hup, term, intr;
+  sigaction(SIGUSR2, NULL, &usr2);
+  sigaction(SIGHUP, NULL, &hup);
+  sigaction(SIGTERM, NULL, &term);
+  sigaction(SIGINT, NULL, &intr);
+  if (!sigismember(&cur, SIGUSR1) || sigismember(&cur, SIGINT)) return 1;
+  if (usr2.sa_handler != SIG_IGN || hup.sa_handler != SIG_IGN) return 2;
+  if (term.sa_handler != SIG_DFL || intr.sa_handler != SIG_DFL) return 3;
+  // An ignored signal sent now is discarded: the program lives on.
+  raise(SIGHUP);
+  return 0;
+}
+
+static void on_term(int sig) {
+  (void)sig;
+}
+
+static int exec_check_signals(const void* unused) {
+  (void)unused;
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGUSR1);
+  sigprocmask(SIG_BLOCK, &s, NULL);
+  signal(SIGUSR2, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGTERM, on_term);
+  char* argv[] = {"x", "--check-signals", NULL};
+  exec_guest(self_path(), argv, environ);
+  return 100 + errno;
+}
+
 static void test_cloexec(void) {
   write_file("data", "hello", 0644);
   // High numbers, so that files the new program's loader opens cannot take a closed fd's number.
@@ -284,12 +322,17 @@ static void test_cloexec(void) {
   for (int fd = 60; fd <= 64; fd++) close(fd);
 }
 
+static void test_signal_state(void) {
+  CHECK_EXITED_WITH(in_child(exec_check_signals, NULL), 0, "signal mask and ignored signals across exec");
+}
+
 int main(int argc, char** argv) {
   const char* dump = getenv("A64RUN_EXEC_DUMP");
   if (dump) return mode_dump(argc, argv, dump);
   if (argc >= 2 && strcmp(argv[1], "--args-env") == 0) return mode_args_env(argc, argv);
   if (argc >= 2 && strcmp(argv[1], "--check-fds") == 0) return mode_check_fds(argc, argv);
   if (argc == 3 && strcmp(argv[1], "--exit") == 0) return atoi(argv[2]);
+  if (argc == 2 && strcmp(argv[1], "--check-signals") == 0) return mode_check_signals();
 
   NOTE("args and environment");
   test_args_env();
@@ -299,5 +342,7 @@ int main(int argc, char** argv) {
   test_errors();
   NOTE("close-on-exec");
   test_cloexec();
+  NOTE("signal mask and dispositions");
+  test_signal_state();
   return check_done();
 }

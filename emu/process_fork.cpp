@@ -41,10 +41,18 @@ void child_setup(Task& t, const ForkRequest& r) {
   if (r.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = r.child_tid;
 }
 
-// The child inherits the calling thread's signal mask, as copy_process does.
-void inherit_mask(Task& t, Task& child) {
+// The first thread of a clone child that runs in this memory (vfork_shared, vm_clone): the calling thread's
+// registers with x0 = 0 (the child's return value) and its signal mask (copy_process), on a vCPU from the
+// caller's pool.
+Task* first_child_thread(Task& t, Process& child_proc) {
+  CpuState st;
+  save_cpu_state(t.cpu(), &st);
+  st.x[0] = 0;
+  auto* child = new Task(child_proc, 0, t.proc().take_vcpu(nullptr));
+  restore_cpu_state(child->cpu(), st);
   std::lock_guard lk(t.proc().signals().sig_lock);
-  child.sig().blocked = t.sig().blocked;
+  child->sig().blocked = t.sig().blocked;
+  return child;
 }
 
 int64_t parent_finish(Task& t, const ForkRequest& r, int pid) {
@@ -81,20 +89,13 @@ int vfork_child_main(void* arg) {
 // posix_spawn does natively), so the guest's writes in the child are the parent's. The calling host thread
 // is suspended by the kernel until the child execs or exits. The child is a guest process of its own (a
 // Process sharing this one's memory): what it does to signal actions (Go's child resets every handler) or
-// to its pending signals is not the parent's. It borrows the calling thread's vCPU-to-be from the pool
-// and gives it back.
+// to its pending signals is not the parent's. Its vCPU goes back to this process's pool.
 int64_t vfork_shared(Task& t, const ForkRequest& r) {
   void* stack =
       ::mmap(nullptr, kVforkStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
   if (stack == MAP_FAILED) return -ENOMEM;
-  CpuState st;
-  save_cpu_state(t.cpu(), &st);
-  st.x[0] = 0;
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
-  VforkChild c{&t, new Task(*proc, 0, t.proc().take_vcpu(nullptr)), r};
-  c.child->set_vfork_child(true);
-  restore_cpu_state(c.child->cpu(), st);
-  inherit_mask(t, *c.child);
+  VforkChild c{&t, first_child_thread(t, *proc), r};
   int pid;
   {
     RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
@@ -200,12 +201,8 @@ int64_t vm_clone(Task& t, const ForkRequest& r) {
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
   if (stack == MAP_FAILED) return -ENOMEM;
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
-  CpuState st;
-  save_cpu_state(t.cpu(), &st);
-  st.x[0] = 0;
-  auto* task = new Task(*proc, 0);
-  restore_cpu_state(task->cpu(), st);
-  inherit_mask(t, *task);  // the altstack is not inherited: CLONE_VM without CLONE_VFORK clears it
+  // (The altstack is not inherited: a new Task has none, as CLONE_VM without CLONE_VFORK clears it.)
+  Task* task = first_child_thread(t, *proc);
   std::atomic<int> pid{0};
   auto* c = new VmChild{proc, task, r, static_cast<char*>(stack), &pid, &t.park()};
   pthread_attr_t attr;

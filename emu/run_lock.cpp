@@ -37,11 +37,11 @@ char thread_state(const std::string& stat_path) {
   return paren != nullptr && paren[1] == ' ' ? paren[2] : 'X';
 }
 
-// True when pid is another host process none of whose threads lives on (a zombie, or reaped): a CLONE_VM
+// True when pid, another host process, has no thread that lives on (a zombie, or reaped): a CLONE_VM
 // relative killed by SIGKILL while its vCPU held the lock, for which exit_group's eviction never ran. (A
 // zombie leader alone is no proof: the leader may have exited with its threads still running.)
 bool died_elsewhere(int pid) {
-  if (pid <= 0 || pid == static_cast<int>(::getpid())) return false;
+  if (pid <= 0) return false;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) return errno == ENOENT;
@@ -112,7 +112,7 @@ void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
     if (holder_ != seen) return;  // `seen` may be back in a pool, or gone, by now
     pid = seen->host_pid();
   }
-  if (died_elsewhere(pid)) {
+  if (pid != self->host_pid() && died_elsewhere(pid)) {
     evict([pid](const Vcpu* v) { return v->host_pid() == pid; });
     return;
   }

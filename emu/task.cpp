@@ -255,7 +255,7 @@ void Task::exit_thread(int status) {
       proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
-  if (vfork_child_ || proc_.remove_thread(this) == 0) exit_group(status);
+  if (proc_.remove_thread(this) == 0) exit_group(status);
   exiting_ = true;
   cpu_->stop(StopKind::kThreadExit);
 }
@@ -304,7 +304,7 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 }
 
 void Task::exit_group(int status) {
-  // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's are its parent's).
+  // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's parent, for one).
   proc_.prepare_death();
   signals::print_stats_at_exit();
   fflush(stdout);

@@ -150,7 +150,7 @@ class Process {
 class Task {
  public:
   Task(Process& proc, int tid) : proc_(proc), cpu_(proc.take_vcpu(this)), tid_(tid) {}
-  // With a vCPU taken from another process's pool (a vfork child's, given back by release_cpu).
+  // With a vCPU taken from another process's pool (a clone child's first thread; see release_cpu).
   Task(Process& proc, int tid, std::unique_ptr<Vcpu> cpu) : proc_(proc), cpu_(std::move(cpu)), tid_(tid) {
     cpu_->set_task(this);
   }
@@ -193,10 +193,6 @@ class Task {
   // then reads the wake fd. One of them always sees the other.
   bool interrupted() const { return interrupt_.load(std::memory_order_seq_cst); }
   void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_seq_cst); }
-  // The child of a CLONE_VM|CLONE_VFORK clone: a separate host process sharing this emulator's memory.
-  bool vfork_child() const { return vfork_child_; }
-  void set_vfork_child(bool v) { vfork_child_ = v; }
-
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
   uint64_t robust_list_len = 0;
@@ -222,7 +218,6 @@ class Task {
   signals::ThreadSignals sig_;
   int wake_fd_ = -1;
   bool exiting_ = false;
-  bool vfork_child_ = false;
 };
 
 }  // namespace emu

@@ -186,7 +186,7 @@ void Vcpu::request(uint32_t bits) {
 void Vcpu::kick(uint32_t bits) {
   if (!kicks_) return;  // the block hook sees the request
   constexpr uint64_t kKickPatienceNs = 20'000'000;
-  uint64_t give_up = 0;
+  uint64_t give_up = 0;  // 0: not decided; UINT64_MAX: a vCPU of this process, kicked until it answers
   for (int round = 0; in_code_.load(std::memory_order_seq_cst); ++round) {
     uc_emu_stop(uc_);
     for (int spin = 0; spin < 256; ++spin) {
@@ -196,9 +196,9 @@ void Vcpu::kick(uint32_t bits) {
     }
     if (round < 4) continue;
     sched_yield();  // the vCPU's host thread may be waiting for this core
-    if (host_pid() == static_cast<int>(::getpid())) continue;  // a thread of this process: it will answer
     const uint64_t now = signals::now_ns();
-    if (give_up == 0) give_up = now + kKickPatienceNs;
+    if (give_up == 0)
+      give_up = host_pid() == static_cast<int>(::getpid()) ? UINT64_MAX : now + kKickPatienceNs;
     if (now > give_up) return;
   }
 }

@@ -10,16 +10,19 @@
 
 namespace emu {
 
-uint64_t map_vdso(AddressSpace& as) {
-  if (kVdsoImageSize == 0) return 0;
-  const uint64_t len = (kVdsoImageSize + kPageSize - 1) & ~(kPageSize - 1);
+uint64_t map_guest_code(AddressSpace& as, const void* code, size_t len, const char* name) {
+  const uint64_t size = (len + kPageSize - 1) & ~(kPageSize - 1);
   MapSource src;
-  src.name = "[vdso]";
-  const int64_t addr = as.mmap(0, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
+  src.name = name;
+  const int64_t addr = as.mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
   if (addr < 0) return 0;
-  memcpy(as.host(static_cast<uint64_t>(addr)), kVdsoImage, kVdsoImageSize);
-  as.mprotect(static_cast<uint64_t>(addr), len, PROT_READ | PROT_EXEC);
+  memcpy(as.host(static_cast<uint64_t>(addr)), code, len);
+  as.mprotect(static_cast<uint64_t>(addr), size, PROT_READ | PROT_EXEC);
   return static_cast<uint64_t>(addr);
+}
+
+uint64_t map_vdso(AddressSpace& as) {
+  return kVdsoImageSize == 0 ? 0 : map_guest_code(as, kVdsoImage, kVdsoImageSize, "[vdso]");
 }
 
 // The image is a64run's own (vdso.lds: one PT_LOAD at address 0, so addresses are file offsets), read

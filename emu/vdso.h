@@ -16,6 +16,9 @@ extern const size_t kVdsoImageSize;
 
 // Maps the vDSO read-and-execute as "[vdso]"; returns its guest address, or 0 when there is none.
 uint64_t map_vdso(AddressSpace& as);
+// Maps `len` bytes of a64run's own guest code read-and-execute, named `name` in /proc/self/maps (the vDSO;
+// the sigreturn trampoline of a build without one). Returns the guest address, or 0.
+uint64_t map_guest_code(AddressSpace& as, const void* code, size_t len, const char* name);
 // The offset of a dynamic symbol of the image (0 when absent).
 uint64_t vdso_symbol(const char* name);
 

@@ -2,7 +2,6 @@
 // rule for an interrupted syscall, frames for handlers, forced fault signals, death by signal, rt_sigreturn.
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <cstring>
 
 #include "emu/task.h"
+#include "emu/vdso.h"
 #include "signals/frame_arm64.h"
 #include "signals/host_signals.h"
 #include "signals/signals.h"
@@ -215,14 +215,7 @@ bool sigreturn(emu::Task& t) {
 
 uint64_t map_trampoline(emu::Process& proc) {
   const uint32_t code[] = {0xd2801168 /* mov x8, #139 */, 0xd4000001 /* svc #0 */};
-  emu::MapSource src;
-  src.name = "[vdso]";
-  const int64_t addr =
-      proc.as().mmap(0, emu::kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, src);
-  if (addr < 0) return 0;
-  memcpy(proc.as().host(static_cast<uint64_t>(addr)), code, sizeof code);
-  proc.as().mprotect(static_cast<uint64_t>(addr), emu::kPageSize, PROT_READ | PROT_EXEC);
-  return static_cast<uint64_t>(addr);
+  return emu::map_guest_code(proc.as(), code, sizeof code, "[vdso]");
 }
 
 std::string exec_state_arg(emu::Task& t) {

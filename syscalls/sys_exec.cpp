@@ -105,8 +105,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   ev.push_back(nullptr);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   fflush(nullptr);
-  // (A vfork child's Process is its parent's, which does not exec.)
-  if (!t.vfork_child()) t.proc().execing.store(true, std::memory_order_release);
+  t.proc().execing.store(true, std::memory_order_release);
   ::execve(emu::self_exe_path().c_str(), av.data(), ev.data());
   const int err = errno;
   t.proc().execing.store(false, std::memory_order_release);

@@ -72,8 +72,14 @@ void RunLock::acquire(Vcpu* self, bool priority) {
     return;
   }
   self->run_grant().store(0, std::memory_order_relaxed);
-  if (priority) {
+  // A thread with a signal to take goes first (delivery latency is what a64run is for), a woken one after
+  // the woken ones already waiting.
+  const bool signal = priority && self->has_request(Vcpu::kRequestSignal);
+  if (signal) {
     queue_.push_front(self);
+    ++priority_waiters_;
+  } else if (priority) {
+    queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(priority_waiters_++), self);
   } else {
     queue_.push_back(self);
   }
@@ -81,7 +87,7 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   // (delivery latency is what a64run is for), after the minimum granularity for a woken thread, after a
   // full slice for a CPU-bound one.
   const auto wait = priority ? kWakeGranularity : kSlice;
-  if (priority && self->has_request(Vcpu::kRequestSignal) && queue_.front() == self && holder_ != nullptr) {
+  if (signal && holder_ != nullptr) {
     holder_.load()->request(Vcpu::kRequestYield);
   }
   const bool spin = priority && queue_.front() == self && multi_cpu();
@@ -103,8 +109,10 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   errno = saved_errno;
 }
 
-// The holder has kept the lock for a whole wait: asks it to yield if this thread is next, or, when it is a
-// CLONE_VM relative's vCPU whose host process has died, evicts that process.
+// The holder has kept the lock for a whole wait: asks it to yield (the lock then goes to the front of the
+// queue, whoever asked: the front waiter may itself be waiting for a host CPU, and asking only from there
+// let holders run on for milliseconds), or, when it is a CLONE_VM relative's vCPU whose host process has
+// died, evicts that process.
 void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
   int pid;
   {
@@ -117,7 +125,7 @@ void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
     return;
   }
   std::lock_guard lk(mu_);
-  if (holder_ == seen && !queue_.empty() && queue_.front() == self) seen->request(Vcpu::kRequestYield);
+  if (holder_ == seen) seen->request(Vcpu::kRequestYield);
 }
 
 void RunLock::release(Vcpu* self) {
@@ -131,6 +139,7 @@ void RunLock::release(Vcpu* self) {
     }
     next = queue_.front();
     queue_.pop_front();
+    if (priority_waiters_ > 0) --priority_waiters_;
     holder_.store(next, std::memory_order_release);
     next->run_grant().store(1, std::memory_order_release);
   }
@@ -143,11 +152,16 @@ void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
   Vcpu* holder = nullptr;
   {
     std::lock_guard lk(mu_);
-    std::erase_if(queue_, [&](Vcpu* v) {
-      if (!dying(v)) return false;
+    for (size_t i = 0; i < queue_.size();) {
+      Vcpu* v = queue_[i];
+      if (!dying(v)) {
+        ++i;
+        continue;
+      }
       v->run_evicted().store(true, std::memory_order_relaxed);
-      return true;
-    });
+      queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+      if (i < priority_waiters_) --priority_waiters_;
+    }
     holder = holder_.load();
     if (holder == nullptr || !dying(holder)) return;
     holder->run_evicted().store(true, std::memory_order_relaxed);
@@ -158,6 +172,7 @@ void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
 void RunLock::reset_after_fork(Vcpu* self) {
   // Threads that were waiting are gone.
   queue_.clear();
+  priority_waiters_ = 0;
   holder_ = self;
   mu_.unlock();
 }

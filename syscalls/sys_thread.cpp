@@ -33,6 +33,8 @@ struct CloneRequest {
 
 struct ThreadStart {
   emu::Task* task;
+  uint64_t flags;
+  uint64_t parent_tid, child_tid;  // CLONE_PARENT_SETTID and CLONE_CHILD_SETTID addresses
   std::atomic<int> tid{0};
   signals::Park* parent_park;
 };
@@ -43,6 +45,13 @@ void* thread_main(void* arg) {
   emu::Process::set_current(&task->proc());
   const int tid = static_cast<int>(::gettid());
   task->set_tid(tid);
+  // The thread is one of the process's, and both TID writes have landed, before clone returns and before
+  // this thread runs guest code (copy_process). The parent waits without the run lock, so this thread could
+  // take it at once.
+  task->proc().add_thread(task);
+  if (start->flags & CLONE_PARENT_SETTID)
+    (void)emu::copy_out(task->as(), start->parent_tid, &tid, sizeof tid);
+  if (start->flags & CLONE_CHILD_SETTID) (void)emu::copy_out(task->as(), start->child_tid, &tid, sizeof tid);
   signals::Park* parent = start->parent_park;
   start->tid.store(tid, std::memory_order_release);
   parent->unpark();  // `start` belongs to the parent from here on
@@ -70,11 +79,15 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
   st.x[0] = 0;
   if (r.stack) st.sp = r.stack;
   if (r.flags & CLONE_SETTLS) st.tpidr = r.tls;
+  // A new vCPU (uc_open) takes milliseconds and the host thread's start more when the host is busy: without
+  // the run lock, the process's other threads run meanwhile.
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   auto* child = new emu::Task(t.proc(), 0);
   emu::restore_cpu_state(child->cpu(), st);
+  child->sig().blocked = t.sig().blocked;  // a new thread starts with its creator's signal mask
   if (r.flags & CLONE_CHILD_CLEARTID) child->clear_child_tid = r.child_tid;
 
-  ThreadStart start{child, {0}, &t.park()};
+  ThreadStart start{child, r.flags, r.parent_tid, r.child_tid, {0}, &t.park()};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -86,12 +99,7 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
     return -EAGAIN;
   }
   while (start.tid.load(std::memory_order_acquire) == 0) t.park().wait(nullptr, CLOCK_MONOTONIC);
-  const int tid = start.tid.load(std::memory_order_acquire);
-  t.proc().add_thread(child);
-  // Both TID writes land before the child runs guest code: it needs the run lock, which this thread holds.
-  if (r.flags & CLONE_PARENT_SETTID) (void)emu::copy_out(t.as(), r.parent_tid, &tid, sizeof tid);
-  if (r.flags & CLONE_CHILD_SETTID) (void)emu::copy_out(t.as(), r.child_tid, &tid, sizeof tid);
-  return tid;
+  return start.tid.load(std::memory_order_acquire);
 }
 
 int64_t do_clone(Task& t, const CloneRequest& r) {

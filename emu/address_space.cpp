@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 namespace emu {
 namespace {
@@ -180,6 +181,8 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   if (src.host_fd < 0) vflags |= kVmaAnon;
   if (flags & MAP_GROWSDOWN) vflags |= kVmaGrowsDown;
 
+  std::optional<CodeGate::Closed> closed;
+  if ((flags & MAP_FIXED) && range_ok(addr, len) && any_access(addr, addr + len)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   int64_t where;
   if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
@@ -198,6 +201,8 @@ int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
   if ((addr & kPageMask) || len == 0) return -EINVAL;
   len = page_up(len);
   if (!range_ok(addr, len)) return -EINVAL;
+  std::optional<CodeGate::Closed> closed;
+  if (any_access(addr, addr + len)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (!overlaps_locked(addr, addr + len)) return 0;
   remove_range_locked(addr, addr + len);
@@ -215,6 +220,8 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   if (len == 0) return 0;
   if (!range_ok(addr, len)) return -ENOMEM;
   const uint64_t end = addr + len;
+  std::optional<CodeGate::Closed> closed;
+  if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
   split_at_locked(addr);
@@ -246,6 +253,7 @@ int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_l
   new_len = page_up(new_len);
   if (new_len == 0 || old_len == 0) return -EINVAL;  // old_len 0 duplicates a shared mapping: not supported
   if (!range_ok(old_addr, old_len) || !range_ok(0, new_len)) return -ENOMEM;
+  CodeGate::Closed closed(gate_);  // the pages move (and MREMAP_FIXED may replace others)
   std::unique_lock lk(mu_);
   return mremap_locked(old_addr, old_len, new_len, flags, new_addr);
 }
@@ -408,6 +416,13 @@ void AddressSpace::set_brk_base(uint64_t addr) {
 }
 
 uint64_t AddressSpace::brk(uint64_t addr) {
+  bool shrinks;
+  {
+    std::shared_lock lk(mu_);
+    shrinks = addr >= brk_base_ && page_up(addr) < page_up(brk_);
+  }
+  std::optional<CodeGate::Closed> closed;
+  if (shrinks) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (addr < brk_base_) return brk_;
   const uint64_t old_top = page_up(brk_);
@@ -431,6 +446,16 @@ uint64_t AddressSpace::brk(uint64_t addr) {
   }
   brk_ = addr;
   return brk_;
+}
+
+bool AddressSpace::any_access(uint64_t start, uint64_t end) const {
+  std::shared_lock lk(mu_);
+  auto it = vmas_.upper_bound(start);
+  if (it != vmas_.begin()) --it;
+  for (; it != vmas_.end() && it->first < end; ++it) {
+    if (it->second.end > start && it->second.prot != PROT_NONE) return true;
+  }
+  return false;
 }
 
 bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) const {

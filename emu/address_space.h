@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "emu/code_gate.h"
+
 namespace emu {
 
 inline constexpr uint64_t kPageSize = 4096;
@@ -106,6 +108,8 @@ class AddressSpace {
   int page_prot(uint64_t addr, bool* past_eof, bool fetch = false);
 
   std::shared_mutex& lock() const { return mu_; }
+  // Stops the vCPUs around changes that take pages or code away (emu/code_gate.h).
+  CodeGate& gate() { return gate_; }
   // In a fork child, where the lock was held exclusively by the forking thread: glibc's rwlock records the
   // writer's tid, which changed, so the lock is made anew instead of unlocked.
   void reset_lock_after_fork() { new (&mu_) std::shared_mutex(); }
@@ -131,6 +135,9 @@ class AddressSpace {
 
   bool range_ok(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
   bool overlaps_locked(uint64_t start, uint64_t end) const;
+  // True when some page of [start, end) is mapped with a permission: changing it can take something away
+  // from a running vCPU, so the change closes the code gate.
+  bool any_access(uint64_t start, uint64_t end) const;
   int64_t find_free_locked(uint64_t len, uint64_t hint) const;
   void split_at_locked(uint64_t addr);
   void remove_range_locked(uint64_t start, uint64_t end);
@@ -146,6 +153,7 @@ class AddressSpace {
 
   uint8_t* const base_;
   const uint64_t size_;
+  CodeGate gate_;
   uint64_t mmap_top_ = 0;
 
   mutable std::shared_mutex mu_;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <string>
 
+#include "emu/parallel_atomics.h"
 #include "emu/vcpu.h"
 #include "signals/park.h"
 
@@ -60,8 +61,54 @@ bool died_elsewhere(int pid) {
 
 }  // namespace
 
+void RunLock::acquire_parallel(Vcpu* self) {
+  uint32_t c = 0;
+  for (int spin = 0; spin < 256; ++spin) {
+    c = 0;
+    if (word_.compare_exchange_weak(c, 1, std::memory_order_acquire, std::memory_order_relaxed)) break;
+    __builtin_ia32_pause();
+  }
+  if (c != 0) {
+    const timespec ts{0, std::chrono::nanoseconds(kSlice).count()};
+    while ((c = word_.exchange(2, std::memory_order_acquire)) != 0) {
+      Vcpu* seen = holder_.load(std::memory_order_acquire);
+      const long r = ::syscall(SYS_futex, &word_, FUTEX_WAIT_PRIVATE, 2, &ts, nullptr, 0);
+      // A holder of another host process that has held it for a whole wait may have died (a CLONE_VM
+      // relative killed by SIGKILL). Its pid was recorded when it took the lock: the holder's own objects
+      // may be gone by now (a thread of this process that exited).
+      const int pid = holder_pid_.load(std::memory_order_acquire);
+      if (r != 0 && errno == ETIMEDOUT && seen != nullptr && pid != self->host_pid() && died_elsewhere(pid))
+        evict([pid](const Vcpu* v) { return v->host_pid() == pid; });
+      if (self->run_evicted().load(std::memory_order_relaxed)) {
+        while (true) ::pause();  // the host is ending this thread's process
+      }
+    }
+  }
+  holder_pid_.store(self->host_pid(), std::memory_order_release);
+  holder_.store(self, std::memory_order_release);
+  parallel_held_ = true;
+}
+
+void RunLock::release_parallel() {
+  parallel_held_ = false;
+  holder_.store(nullptr, std::memory_order_release);
+  if (word_.exchange(0, std::memory_order_release) == 2) {
+    const int saved_errno = errno;
+    ::syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    errno = saved_errno;
+  }
+}
+
 void RunLock::acquire(Vcpu* self, bool priority) {
   const int saved_errno = errno;  // callers read the errno of the host call they made without the lock
+  if (parallel_guest_code()) {
+    if (self->run_evicted().load(std::memory_order_relaxed)) {
+      while (true) ::pause();  // the host is ending this thread's process
+    }
+    acquire_parallel(self);
+    errno = saved_errno;
+    return;
+  }
   std::unique_lock lk(mu_);
   if (self->run_evicted().load(std::memory_order_relaxed)) {
     lk.unlock();
@@ -73,7 +120,7 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   }
   self->run_grant().store(0, std::memory_order_relaxed);
   // A thread with a signal to take goes first (delivery latency is what a64run is for), a woken one after
-  // the woken ones already waiting.
+  // the woken ones already waiting, a CPU-bound one last.
   const bool signal = priority && self->has_request(Vcpu::kRequestSignal);
   if (signal) {
     queue_.push_front(self);
@@ -83,13 +130,10 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   } else {
     queue_.push_back(self);
   }
-  // Ask a holder that keeps running to yield at its next block: at once for a thread with a signal to take
-  // (delivery latency is what a64run is for), after the minimum granularity for a woken thread, after a
-  // full slice for a CPU-bound one.
+  // Ask a holder that keeps running to yield at its next block: at once for a thread with a signal to take,
+  // after the minimum granularity for a woken thread, after a full slice for a CPU-bound one.
   const auto wait = priority ? kWakeGranularity : kSlice;
-  if (signal && holder_ != nullptr) {
-    holder_.load()->request(Vcpu::kRequestYield);
-  }
+  if (signal && holder_ != nullptr) holder_.load()->request(Vcpu::kRequestYield);
   const bool spin = priority && queue_.front() == self && multi_cpu();
   lk.unlock();
   if (spin) {
@@ -129,6 +173,10 @@ void RunLock::waited_too_long(Vcpu* self, Vcpu* seen) {
 }
 
 void RunLock::release(Vcpu* self) {
+  if (holder_.load(std::memory_order_acquire) == self && parallel_held_) {
+    release_parallel();
+    return;
+  }
   Vcpu* next = nullptr;
   {
     std::lock_guard lk(mu_);
@@ -166,6 +214,10 @@ void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
     if (holder == nullptr || !dying(holder)) return;
     holder->run_evicted().store(true, std::memory_order_relaxed);
   }
+  if (parallel_held_) {
+    release_parallel();  // on the dead holder's behalf
+    return;
+  }
   release(holder);
 }
 
@@ -174,6 +226,7 @@ void RunLock::reset_after_fork(Vcpu* self) {
   queue_.clear();
   priority_waiters_ = 0;
   holder_ = self;
+  if (parallel_held_) word_.store(1, std::memory_order_relaxed);  // no sleepers survived the fork
   mu_.unlock();
 }
 

@@ -1,6 +1,9 @@
-// RunLock: only one vCPU executes guest code at a time (DESIGN.md section 3). Released Unicorn generates
-// non-parallel code for guest atomics, so exclusive execution is what makes LDXR/STXR, LDADD and CAS exact.
-// All of that lives in this class so that removing it, once Unicorn emits parallel atomics, is one change.
+// RunLock: one thread at a time does the emulator's work for its guest thread: system calls, signal delivery
+// and fault handling (blocking waits inside them release it). Guest code itself runs in parallel on every
+// vCPU, with parallel atomics (emu/parallel_atomics.cpp) and the code gate for memory-map changes
+// (emu/code_gate.h). Where parallel atomics are unavailable (Unicorn linked as a shared library), guest
+// code runs under this lock as well, one vCPU at a time, as DESIGN.md section 3 first had it, and a CPU-bound
+// holder yields when asked (Task::run).
 #pragma once
 
 #include <atomic>
@@ -29,6 +32,7 @@ class RunLock {
   // just woke from a park or has a signal to take): latency is the product.
   void acquire(Vcpu* self, bool priority);
   void release(Vcpu* self);
+  bool held_by(const Vcpu* v) const { return holder_.load(std::memory_order_acquire) == v; }
 
   // fork support (Process::prepare_fork): hold the internal mutex across the host fork; in the child the
   // caller is the only thread and the holder.
@@ -43,6 +47,12 @@ class RunLock {
 
  private:
   void waited_too_long(Vcpu* self, Vcpu* seen);
+  // With guest code in parallel: a plain lock on word_ (0 free, 1 held, 2 held with sleepers) that a thread
+  // may take while another is handing it over. Holds are short (a system call's work), so a queue that hands
+  // the lock to the longest waiter made a convoy: every hand-off waited for a host wakeup, and a signal
+  // storm between five threads ran 5x slower than with one thread at a time.
+  void acquire_parallel(Vcpu* self);
+  void release_parallel();
 
   std::mutex mu_;
   std::atomic<Vcpu*> holder_{nullptr};  // written under mu_; waiters also read it without mu_
@@ -51,6 +61,9 @@ class RunLock {
   // program, where threads wake all the time, one waited 9 ms while the lock went to 59 later arrivals.)
   std::deque<Vcpu*> queue_;
   size_t priority_waiters_ = 0;
+  std::atomic<uint32_t> word_{0};
+  std::atomic<int> holder_pid_{0};          // the host process of the parallel-mode holder
+  std::atomic<bool> parallel_held_{false};  // the holder took word_ (evict reads it for a dead holder)
 };
 
 // Releases the run lock for the duration of a blocking wait or host call, then reacquires it with priority.

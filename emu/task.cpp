@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <shared_mutex>
 
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
+#include "emu/parallel_atomics.h"
 #include "signals/host_signals.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
@@ -145,6 +147,8 @@ void Process::prepare_death() {
   mem_->futexes.drop_waiters(
       [&](const signals::Park* p) { return std::find(parks.begin(), parks.end(), p) != parks.end(); });
   mem_->run_lock.evict([this](const Vcpu* v) { return v->task() != nullptr && &v->task()->proc() == this; });
+  // Nor may a relative's code gate wait for them (the host may kill them in guest code).
+  for_each_thread([&](Task& t) { as().gate().remove(&t.cpu()); });
 }
 
 void Process::prepare_fork() {
@@ -181,6 +185,9 @@ void Process::after_fork_child(Task* self) {
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
+  std::vector<Vcpu*> vcpus{&self->cpu()};
+  for (const auto& v : idle_cpus_) vcpus.push_back(v.get());
+  as().gate().reset_after_fork(vcpus);
   futexes().reset_after_fork();
   signals_.sig_lock.unlock();
   signals::restart_host_signal_intake(*this);  // with the thread registered (see main.cpp)
@@ -218,41 +225,58 @@ void Task::drain_wake_fd() {
   if (wake_fd_ >= 0) (void)!::read(wake_fd_, &v, sizeof v);
 }
 
+// Guest code runs without the run lock, in parallel with the other threads' (emu/parallel_atomics.cpp,
+// emu/code_gate.h); what a stop leaves to do (a signal to deliver, a fault to turn into one) is done under
+// it, as system calls are (Vcpu::on_interrupt). Where parallel atomics are not available, guest code runs
+// under the run lock too, one thread at a time, and a thread gives it up when asked to yield.
 void Task::run() {
   RunLock& lock = proc_.run_lock();
-  lock.acquire(cpu_.get(), false);
+  Vcpu* self = cpu_.get();
   while (!exiting_) {
+    const bool serial = !parallel_guest_code();
+    if (serial && !lock.held_by(self)) lock.acquire(self, false);
+    if (!serial && lock.held_by(self)) lock.release(self);
     const StopInfo stop = cpu_->run();
-    switch (stop.kind) {
-      case StopKind::kNone:
-      case StopKind::kSyscallStop:
-      case StopKind::kThreadExit:
-        break;
-      case StopKind::kRequest: {
-        const uint32_t req = cpu_->take_requests();
-        if (req & Vcpu::kRequestYield) {
-          lock.release(cpu_.get());
-          lock.acquire(cpu_.get(), interrupted());
-        }
-        if (interrupted()) signals::handle_signals(*this, false);
-        break;
+    if (stop.kind == StopKind::kNone || stop.kind == StopKind::kSyscallStop ||
+        stop.kind == StopKind::kThreadExit)
+      continue;
+    if (stop.kind == StopKind::kRequest) {
+      const uint32_t req = cpu_->take_requests();  // a sync needs nothing more: run() resyncs
+      if (serial && (req & Vcpu::kRequestYield)) {
+        lock.release(self);
+        lock.acquire(self, interrupted());
       }
-      case StopKind::kFault:
-      case StopKind::kUndefined:
-      case StopKind::kBreakpoint:
-      case StopKind::kOtherException:
-        deliver_fault_signal(stop);
-        break;
+      if (!interrupted()) continue;
     }
+    if (!lock.held_by(self)) lock.acquire(self, true);
+    if (stop.kind == StopKind::kRequest) {
+      signals::handle_signals(*this, false);
+    } else {
+      deliver_fault_signal(stop);
+    }
+    if (!serial) lock.release(self);
   }
-  lock.release(cpu_.get());
+  if (lock.held_by(self)) lock.release(self);
 }
 
 void Task::exit_thread(int status) {
   if (clear_child_tid != 0) {
-    const uint32_t zero = 0;
-    if (copy_out(as(), clear_child_tid, &zero, sizeof zero) == 0)
-      proc_.futexes().wake(clear_child_tid, 1, ~0u);
+    // An atomic store: the word is a futex that other threads read (pthread_join's wait) while this one
+    // exits.
+    bool cleared = false;
+    {
+      std::shared_lock lk(as().lock());
+      if (as().accessible_locked(clear_child_tid, 4, PROT_WRITE)) {
+        auto* word = reinterpret_cast<uint32_t*>(as().host(clear_child_tid));
+        if (clear_child_tid & 3) {
+          std::memset(word, 0, sizeof *word);
+        } else {
+          __atomic_store_n(word, 0u, __ATOMIC_SEQ_CST);
+        }
+        cleared = true;
+      }
+    }
+    if (cleared) proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
   if (proc_.remove_thread(this) == 0) exit_group(status);

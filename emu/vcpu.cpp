@@ -9,6 +9,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "emu/code_gate.h"
+#include "emu/parallel_atomics.h"
+#include "emu/run_lock.h"
 #include "emu/task.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -96,9 +99,11 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   synced_code_generation_ = as_.code_generation();
   tlb_size_estimate_ = kTlbInitialEntries;
   window_start_ns_ = signals::now_ns();
+  as_.gate().add(this);
 }
 
 Vcpu::~Vcpu() {
+  as_.gate().remove(this);
   if (uc_) uc_close(uc_);
 }
 
@@ -215,11 +220,21 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
       Task& t = *self->task();
       const uint64_t pc = self->pc();
       self->in_code_.store(false, std::memory_order_release);  // requests are checked on the way out
-      syscalls::dispatch(t);
-      // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
-      if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
-      if (self->as_.generation() != self->synced_generation_) self->sync_memory();
-      self->in_code_.store(true, std::memory_order_seq_cst);
+      {
+        // System calls and the signals they make deliverable run one at a time, under the run lock, while
+        // guest code runs in parallel; taken with priority, as a thread in a system call is usually about
+        // to wake or answer another. (Without parallel atomics the thread already holds it: Task::run.)
+        // The first thread starts that way too, until its first translation has shown that parallel atomics
+        // work: it gives the lock up at its first system call after that.
+        RunLock& lock = t.proc().run_lock();
+        if (!lock.held_by(self)) lock.acquire(self, true);
+        syscalls::dispatch(t);
+        // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
+        if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
+        if (parallel_guest_code()) lock.release(self);
+      }
+      set_running_engine(uc);  // a vfork child ran on this thread's TLS meanwhile and set its own
+      self->enter_code();
       // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
       if (self->stop_.kind == StopKind::kNone &&
           (self->pc() != pc || self->requests_.load(std::memory_order_seq_cst)))
@@ -248,7 +263,13 @@ uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, vo
   const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
                   ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
   if (ic) {
-    self->as_.invalidate_code();
+    // Every other vCPU leaves guest code before its translations are declared stale (CodeGate): once this
+    // thread goes on, none runs an old translation of the new code.
+    self->in_code_.store(false, std::memory_order_seq_cst);
+    {
+      CodeGate::Closed closed(self->as_.gate());
+      self->as_.invalidate_code();
+    }
     if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
     uc_emu_stop(uc);
   }
@@ -271,11 +292,21 @@ void Vcpu::sync_memory() {
   }
 }
 
+void Vcpu::enter_code() {
+  while (true) {
+    in_code_.store(true, std::memory_order_seq_cst);
+    if (as_.gate().open()) break;
+    in_code_.store(false, std::memory_order_seq_cst);
+    as_.gate().wait_open();
+  }
+  if (as_.generation() != synced_generation_) sync_memory();
+}
+
 StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
-  if (as_.generation() != synced_generation_) sync_memory();
-  in_code_.store(true, std::memory_order_seq_cst);
+  set_running_engine(uc_);
+  enter_code();
   if (requests_.load(std::memory_order_seq_cst) != 0) {
     in_code_.store(false, std::memory_order_release);
     stop_.kind = StopKind::kRequest;

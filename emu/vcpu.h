@@ -41,6 +41,7 @@ class Vcpu {
     kRequestExit = 1u << 1,    // exit_group or execve: leave guest code now
     kRequestSignal = 1u << 2,  // a signal may be deliverable
     kRequestFlush = 1u << 3,   // grow the TLB (section 1) or resync mappings
+    kRequestSync = 1u << 4,    // the code gate is closing (CodeGate): leave guest code
   };
   static constexpr uint64_t kUntil = 0xfffffffffffffffcull;  // never reached; 0 would hide a jump to NULL
 
@@ -71,6 +72,8 @@ class Vcpu {
   // Set by RunLock::evict when this vCPU's process dies; a recycled vCPU starts anew.
   std::atomic<bool>& run_evicted() { return run_evicted_; }
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
+  // True while the vCPU executes translated code (CodeGate waits for it to be false).
+  bool in_code() const { return in_code_.load(std::memory_order_seq_cst); }
 
   uint64_t x(int n) const;  // x0..x30
   void set_x(int n, uint64_t v);
@@ -81,7 +84,8 @@ class Vcpu {
   uint64_t sp() const { return reg(UC_ARM64_REG_SP); }
   void set_sp(uint64_t v) { set_reg(UC_ARM64_REG_SP, v); }
 
-  // Runs guest code from the current PC until a hook stops it. The caller holds the run lock.
+  // Runs guest code from the current PC until a hook stops it, in parallel with the other vCPUs. The caller
+  // does not hold the run lock; system calls take it inside (on_interrupt).
   StopInfo run();
   // Called from inside a hook: leave uc_emu_start after the current instruction with the given reason.
   void stop(StopKind kind);
@@ -97,6 +101,9 @@ class Vcpu {
   void grow_tlb(uc_engine* uc);
   void kick(uint32_t bits);
   StopInfo finish_request_stop();
+  // Marks the vCPU in code once the code gate lets it in, then applies address-space changes made while it
+  // was out. From run() and from the syscall hook on the way back to guest code.
+  void enter_code();
   void flush_tlb();
 
   AddressSpace& as_;

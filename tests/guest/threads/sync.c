@@ -403,13 +403,6 @@ int main(void) {
   NOTE("semaphores");
   test_semaphore();
   NOTE("process-shared semaphores");
-  // Known a64run limitation (docs/signals.md, "Known limitations"): guest atomics are exact within one
-  // process (the run lock serialises its vCPUs) but not across processes sharing memory, where glibc's
-  // process-shared semaphore counts race. The a64run lane sets A64RUN_CROSS_PROCESS_ATOMICS_LIMITATION.
-  if (getenv("A64RUN_CROSS_PROCESS_ATOMICS_LIMITATION") == NULL) {
-    test_process_shared();
-  } else {
-    NOTE("process-shared semaphores skipped: cross-process atomics are not atomic under a64run\n");
-  }
+  test_process_shared();
   return check_done();
 }

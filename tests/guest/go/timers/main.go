@@ -1,10 +1,10 @@
 // Tests timers and tickers, each with a lower bound (the wait really waited) and a generous upper bound
 // (it woke): time.Sleep, NewTimer, Stop before the deadline (never fires), Reset, AfterFunc, a 10 ms
-// Ticker for 10 ticks, Ticker.Reset, and 100 timers with spread deadlines firing in deadline order.
+// Ticker for 10 ticks, Ticker.Reset, and 100 AfterFunc timers 3 ms apart, none early and none late by more
+// than the slack.
 package main
 
 import (
-	"sort"
 	"sync"
 	"time"
 
@@ -62,30 +62,36 @@ func tickers() {
 	tk.Stop()
 }
 
+// ordered starts 100 AfterFunc timers 3 ms apart, last first, and checks that each fires no earlier than its
+// deadline and within the slack after it. (Their callbacks are goroutines, and each P runs the timers on its
+// own heap: with GOMAXPROCS > 1 and a loaded host, a P whose thread waits for a CPU holds its timers back
+// while the other P's fire, so the firing order is the deadline order only up to that lateness.)
 func ordered() {
 	const n = 100
 	var mu sync.Mutex
-	var order []int
+	fired := make([]time.Duration, n)
 	var wg sync.WaitGroup
+	t0 := time.Now()
 	for i := n - 1; i >= 0; i-- {
 		wg.Add(1)
 		i := i
 		time.AfterFunc(time.Duration(i)*3*time.Millisecond, func() {
 			mu.Lock()
-			order = append(order, i)
+			fired[i] = time.Since(t0)
 			mu.Unlock()
 			wg.Done()
 		})
 	}
 	wg.Wait()
-	// Timers 3 ms apart may fire in one batch on a loaded machine; the order may then swap neighbours only.
-	sorted := append([]int(nil), order...)
-	sort.Ints(sorted)
-	for i, v := range order {
-		check.That(sorted[i] == i, "timers: %d missing", i)
-		d := v - i
-		check.That(d > -20 && d < 20, "timers fired far out of deadline order: %v", order)
+	late := 0
+	for i, at := range fired {
+		deadline := time.Duration(i) * 3 * time.Millisecond
+		check.That(at >= deadline, "timer %d fired at %v, before its deadline %v", i, at, deadline)
+		if at > deadline+slack {
+			late++
+		}
 	}
+	check.That(late == 0, "%d of %d timers fired more than %v late: %v", late, n, slack, fired)
 }
 
 func main() {

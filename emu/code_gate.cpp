@@ -1,0 +1,74 @@
+// This file implements the code gate's stop-the-world for address-space changes.
+#include "emu/code_gate.h"
+
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "emu/vcpu.h"
+#include "signals/park.h"
+
+namespace emu {
+
+void CodeGate::add(Vcpu* v) {
+  std::lock_guard lk(mu_);
+  vcpus_.push_back(v);
+}
+
+void CodeGate::remove(Vcpu* v) {
+  std::lock_guard lk(mu_);
+  std::erase(vcpus_, v);
+}
+
+void CodeGate::reset_after_fork(const std::vector<Vcpu*>& survivors) {
+  new (&mu_) std::mutex();
+  new (&writer_mu_) std::mutex();
+  closed_.store(0, std::memory_order_relaxed);
+  vcpus_ = survivors;
+}
+
+void CodeGate::wait_open() {
+  while (closed_.load(std::memory_order_acquire) != 0)
+    ::syscall(SYS_futex, &closed_, FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void CodeGate::close() {
+  writer_mu_.lock();
+  closed_.store(1, std::memory_order_seq_cst);
+  std::vector<Vcpu*> all;
+  {
+    std::lock_guard lk(mu_);
+    all = vcpus_;
+  }
+  // A vCPU in code either sees the gate closed when it next enters, or is kicked out here; one that is in
+  // code now leaves at its next translated block. Each marks itself in code, then reads the gate; this
+  // thread closed the gate, then reads the marks: one side sees the other.
+  for (Vcpu* v : all) {
+    if (v->in_code()) v->request(Vcpu::kRequestSync);
+  }
+  const int self_pid = static_cast<int>(::getpid());
+  for (Vcpu* v : all) {
+    // A CLONE_VM relative's vCPU that stays in code is not running at all (its process stopped, or was
+    // killed): it is given as long as a kick is (Vcpu::kick).
+    const uint64_t give_up = v->host_pid() == self_pid ? UINT64_MAX : signals::now_ns() + 20'000'000;
+    for (int spin = 0; v->in_code(); ++spin) {
+      if (spin < 64) {
+        __builtin_ia32_pause();
+      } else {
+        sched_yield();
+        if (signals::now_ns() > give_up) break;
+      }
+    }
+  }
+}
+
+void CodeGate::reopen() {
+  closed_.store(0, std::memory_order_seq_cst);
+  ::syscall(SYS_futex, &closed_, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+  writer_mu_.unlock();
+}
+
+}  // namespace emu

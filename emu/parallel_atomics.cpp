@@ -1,0 +1,113 @@
+// Parallel atomics: Unicorn 2.1.1 translates guest atomics as if one vCPU ran at a time (its
+// curr_cflags() is the constant 0, so no translation block ever gets CF_PARALLEL, and LDXR/STXR, LDADD and
+// CAS become a plain load, compare and store). The translator decides per block from two copies of the
+// block's flags: the block's own (tb->cflags) and the TCG context's (tcg_ctx->tb_cflags). a64run's link
+// wraps the translator's entry (gen_intermediate_code_aarch64, which tb_gen_code calls from another object
+// file, so -Wl,--wrap reaches it): the wrapper sets CF_PARALLEL in both copies for the translation and
+// clears it from the block afterwards, so the block is hashed and found under the flags every lookup uses.
+// The translator then emits host atomics (cmpxchg, lock xadd) and real barriers.
+#include "emu/parallel_atomics.h"
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#if A64RUN_WRAP_TRANSLATOR
+
+namespace emu {
+namespace {
+
+constexpr uint32_t kCfParallel = 0x00080000;  // CF_PARALLEL, include/exec/exec-all.h
+// Offsets in Debian's build of Unicorn 2.1.1 (objdump of tb_gen_code_aarch64: the stores of cflags into the
+// new block and into the TCG context just before it calls gen_intermediate_code_aarch64).
+constexpr size_t kCpuUc = 0x81a8;      // CPUState -> struct uc_struct*
+constexpr size_t kUcTcgCtx = 0x2e8;    // uc_struct -> TCGContext*
+constexpr size_t kTcgTbCflags = 0x64;  // TCGContext.tb_cflags
+constexpr size_t kTbCflags = 0x18;     // TranslationBlock.cflags
+
+enum State : int { kUnknown, kParallel, kSerial };
+std::atomic<int> g_state{kUnknown};
+thread_local const void* t_uc = nullptr;  // the engine this thread is running
+
+}  // namespace
+
+bool parallel_guest_code() {
+  return g_state.load(std::memory_order_acquire) == kParallel;
+}
+
+void set_running_engine(const void* uc) {
+  t_uc = uc;
+}
+
+}  // namespace emu
+
+extern "C" void __real_gen_intermediate_code_aarch64(void* cpu, void* tb, int max_insns);
+
+extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int max_insns) {
+  using emu::kCfParallel;
+  auto* tb_cflags = reinterpret_cast<uint32_t*>(static_cast<char*>(tb) + emu::kTbCflags);
+  uint32_t* ctx_cflags = nullptr;
+  void* uc = *reinterpret_cast<void**>(static_cast<char*>(cpu) + emu::kCpuUc);
+  if (uc == emu::t_uc && uc != nullptr) {
+    void* ctx = *reinterpret_cast<void**>(static_cast<char*>(uc) + emu::kUcTcgCtx);
+    ctx_cflags = reinterpret_cast<uint32_t*>(static_cast<char*>(ctx) + emu::kTcgTbCflags);
+  }
+  // tb_gen_code set both copies from the same value just before this call, and curr_cflags() never has
+  // CF_PARALLEL: a layout other than the one above fails this.
+  const bool layout_ok = ctx_cflags != nullptr && *ctx_cflags == *tb_cflags && !(*tb_cflags & kCfParallel);
+  int state = emu::g_state.load(std::memory_order_acquire);
+  if (state == emu::kUnknown) {
+    state = layout_ok ? emu::kParallel : emu::kSerial;
+    emu::g_state.store(state, std::memory_order_release);
+  }
+  if (state == emu::kSerial) {
+    __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
+    return;
+  }
+  if (!layout_ok) {
+    // Threads run in parallel on the strength of the first check; a block translated without parallel
+    // atomics now would make the guest's atomics silently non-atomic.
+    std::fputs("a64run: internal error: a translation block could not be made parallel\n", stderr);
+    std::abort();
+  }
+  *tb_cflags |= kCfParallel;
+  *ctx_cflags |= kCfParallel;
+  __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
+  *tb_cflags &= ~kCfParallel;
+}
+
+// Unicorn's exchange helpers (accel/tcg/atomic_template.h) are a plain load and store even for parallel
+// blocks (`ret = *haddr; *haddr = val;`), so SWP lost or duplicated values between vCPUs. These wrappers
+// exchange with Unicorn's compare-and-swap helper, which is a host cmpxchg, retried until it takes. The
+// _mmu form takes the return address into the translated code explicitly: a fault inside it unwinds to the
+// guest instruction as it would from the helper the code called.
+#define A64RUN_XCHG(SUFFIX, TYPE)                                                                         \
+  extern "C" TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv,        \
+                                                              TYPE newv, uint32_t oi, uintptr_t retaddr); \
+  extern "C" TYPE __wrap_helper_atomic_xchg##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val,         \
+                                                              uint32_t oi) {                              \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
+    TYPE seen = 0;                                                                                        \
+    while (true) {                                                                                        \
+      const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, seen, val, oi, ra);         \
+      if (old == seen) return old;                                                                        \
+      seen = old;                                                                                         \
+    }                                                                                                     \
+  }
+A64RUN_XCHG(b, uint32_t)
+A64RUN_XCHG(w_le, uint32_t)
+A64RUN_XCHG(l_le, uint32_t)
+A64RUN_XCHG(q_le, uint64_t)
+#undef A64RUN_XCHG
+
+#else
+
+namespace emu {
+bool parallel_guest_code() {
+  return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
+}
+void set_running_engine(const void*) {}
+}  // namespace emu
+
+#endif  // A64RUN_WRAP_TRANSLATOR

@@ -58,7 +58,9 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   const bool layout_ok = ctx_cflags != nullptr && *ctx_cflags == *tb_cflags && !(*tb_cflags & kCfParallel);
   int state = emu::g_state.load(std::memory_order_acquire);
   if (state == emu::kUnknown) {
-    state = layout_ok ? emu::kParallel : emu::kSerial;
+    // A64RUN_SERIAL=1: one vCPU at a time anyway (diagnostics: compare the two modes).
+    const char* serial = std::getenv("A64RUN_SERIAL");
+    state = layout_ok && (serial == nullptr || *serial == '0') ? emu::kParallel : emu::kSerial;
     emu::g_state.store(state, std::memory_order_release);
   }
   if (state == emu::kSerial) {

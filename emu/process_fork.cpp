@@ -41,20 +41,6 @@ void child_setup(Task& t, const ForkRequest& r) {
   if (r.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = r.child_tid;
 }
 
-// The first thread of a clone child that runs in this memory (vfork_shared, vm_clone): the calling thread's
-// registers with x0 = 0 (the child's return value) and its signal mask (copy_process), on a vCPU from the
-// caller's pool.
-Task* first_child_thread(Task& t, Process& child_proc) {
-  CpuState st;
-  save_cpu_state(t.cpu(), &st);
-  st.x[0] = 0;
-  auto* child = new Task(child_proc, 0, t.proc().take_vcpu(nullptr));
-  restore_cpu_state(child->cpu(), st);
-  std::lock_guard lk(t.proc().signals().sig_lock);
-  child->sig().blocked = t.sig().blocked;
-  return child;
-}
-
 int64_t parent_finish(Task& t, const ForkRequest& r, int pid) {
   if (r.flags & CLONE_PARENT_SETTID) (void)copy_out(t.as(), r.parent_tid, &pid, sizeof pid);
   if (r.flags & CLONE_PIDFD) {
@@ -261,6 +247,17 @@ int64_t fork_process(Task& t, const ForkRequest& r) {
     ::close(vfork_pipe[0]);
   }
   return parent_finish(t, r, pid);
+}
+
+Task* first_child_thread(Task& t, Process& child_proc) {
+  CpuState st;
+  save_cpu_state(t.cpu(), &st);
+  st.x[0] = 0;
+  auto* child = new Task(child_proc, 0, t.proc().take_vcpu(nullptr));
+  restore_cpu_state(child->cpu(), st);
+  std::lock_guard lk(t.proc().signals().sig_lock);
+  child->sig().blocked = t.sig().blocked;
+  return child;
 }
 
 }  // namespace emu

@@ -23,4 +23,9 @@ struct ForkRequest {
 // Returns the child's pid in the parent (0 in the child) or a negative errno.
 int64_t fork_process(Task& t, const ForkRequest& r);
 
+// A new thread cloned from `t` that runs in this memory: `t`'s registers with x0 = 0 (the child's return
+// value) and its signal mask (copy_process), on a vCPU from `t`'s pool. In `child_proc`: `t`'s own process
+// for a thread (clone's CLONE_THREAD), a new one for the first thread of vfork_shared and vm_clone.
+Task* first_child_thread(Task& t, Process& child_proc);
+
 }  // namespace emu

@@ -12,7 +12,6 @@
 
 #include <atomic>
 
-#include "emu/cpu_state.h"
 #include "emu/process_fork.h"
 
 namespace syscalls {
@@ -74,17 +73,12 @@ int64_t validate(const CloneRequest& r) {
 }
 
 int64_t spawn_thread(Task& t, const CloneRequest& r) {
-  emu::CpuState st;
-  emu::save_cpu_state(t.cpu(), &st);
-  st.x[0] = 0;
-  if (r.stack) st.sp = r.stack;
-  if (r.flags & CLONE_SETTLS) st.tpidr = r.tls;
   // A new vCPU (uc_open) takes milliseconds and the host thread's start more when the host is busy: without
   // the run lock, the process's other threads run meanwhile.
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  auto* child = new emu::Task(t.proc(), 0);
-  emu::restore_cpu_state(child->cpu(), st);
-  child->sig().blocked = t.sig().blocked;  // a new thread starts with its creator's signal mask
+  emu::Task* child = emu::first_child_thread(t, t.proc());
+  if (r.stack) child->cpu().set_sp(r.stack);
+  if (r.flags & CLONE_SETTLS) child->cpu().set_reg(UC_ARM64_REG_TPIDR_EL0, r.tls);
   if (r.flags & CLONE_CHILD_CLEARTID) child->clear_child_tid = r.child_tid;
 
   ThreadStart start{child, r.flags, r.parent_tid, r.child_tid, {0}, &t.park()};

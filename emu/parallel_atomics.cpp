@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "emu/vcpu.h"
+
 #if A64RUN_WRAP_TRANSLATOR
 
 namespace emu {
@@ -102,6 +104,54 @@ A64RUN_XCHG(w_le, uint32_t)
 A64RUN_XCHG(l_le, uint32_t)
 A64RUN_XCHG(q_le, uint64_t)
 #undef A64RUN_XCHG
+
+// The engine's start. uc_emu_start clears the stop flags (uc->stop_request, cpu->exit_request) before it
+// runs the first block, so a kick that lands while it starts up is lost; the cpu_exec wrapper (called from
+// tcg_cpu_exec in another object file) runs after that clearing, and the vCPU looks at its requests there.
+// Kicks then need not be repeated once the engine runs (Vcpu::kick).
+extern "C" int __real_cpu_exec_aarch64(void* uc, void* cpu);
+
+extern "C" int __wrap_cpu_exec_aarch64(void* uc, void* cpu) {
+  emu::Vcpu::engine_starting(uc);
+  return __real_cpu_exec_aarch64(uc, cpu);
+}
+
+// Guest stores without Unicorn's code-write traps. Unicorn 2.1.1 keeps no dirty bitmap: its
+// cpu_physical_memory_is_clean() is the constant true, so every writable TLB entry it fills is marked
+// TLB_NOTDIRTY, and the first store through each one leaves the translated code for store_helper and
+// notdirty_write (a memory-region lookup, then tb_invalidate_phys_page_fast under a page lock, looking for
+// translations on the page) before the entry is marked clean. Every new translation block then walks the
+// whole TLB of every MMU mode (tlb_reset_dirty_by_vaddr) to mark the entries of its page NOTDIRTY again.
+// Both together were about 10% of a Go program's time and 7% of a static `return 0`.
+//
+// a64run does not need the traps: an arm64 program that writes code must make it visible with `ic ivau`
+// (or change the mapping), and both drop every translation (Vcpu::on_sys, AddressSpace's code generation).
+// So the link wraps the two entry points (each called from another object file of libunicorn.a): a filled
+// writable entry is marked clean at once, and translation no longer re-arms the trap.
+
+namespace {
+
+constexpr int kPageWrite = 0x2;  // PAGE_WRITE, include/exec/cpu-all.h
+
+}  // namespace
+
+extern "C" {
+
+void __real_tlb_set_page_aarch64(void* cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_idx,
+                                 uint64_t size);
+void tlb_set_dirty_aarch64(void* cpu, uint64_t vaddr);
+
+// unicorn_fill_tlb's way of installing a page (UC_TLB_VIRTUAL).
+void __wrap_tlb_set_page_aarch64(void* cpu, uint64_t vaddr, uint64_t paddr, int prot, int mmu_idx,
+                                 uint64_t size) {
+  __real_tlb_set_page_aarch64(cpu, vaddr, paddr, prot, mmu_idx, size);
+  if (prot & kPageWrite) tlb_set_dirty_aarch64(cpu, vaddr);
+}
+
+// tb_gen_code's "undo tlb_set_dirty": nothing to undo.
+void __wrap_tlb_reset_dirty_by_vaddr_aarch64(void*, uint64_t, uint64_t) {}
+
+}  // extern "C"
 
 #else
 

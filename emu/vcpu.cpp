@@ -20,6 +20,8 @@
 namespace emu {
 namespace {
 
+thread_local Vcpu* t_running = nullptr;  // the vCPU this thread runs (engine_starting)
+
 // QEMU's arm exception numbers as Unicorn reports them to UC_HOOK_INTR.
 constexpr uint32_t kExcpUdef = 1;
 constexpr uint32_t kExcpSwi = 2;
@@ -194,6 +196,11 @@ void Vcpu::kick(uint32_t bits) {
   uint64_t give_up = 0;  // 0: not decided; UINT64_MAX: a vCPU of this process, kicked until it answers
   for (int round = 0; in_code_.load(std::memory_order_seq_cst); ++round) {
     uc_emu_stop(uc_);
+    // Once the engine runs, this stop stays set until the vCPU leaves at a block boundary, even while its
+    // host thread waits for a CPU: no need to watch it go. (Repeating it until then made tgkill hold the
+    // run lock for milliseconds while the target waited for the host scheduler.) Before that, the engine's
+    // start may clear the stop, but then engine_starting sees the request.
+    if (engine_started_.load(std::memory_order_seq_cst)) return;
     for (int spin = 0; spin < 256; ++spin) {
       if (!in_code_.load(std::memory_order_acquire) || !(requests_.load(std::memory_order_acquire) & bits))
         return;
@@ -234,6 +241,7 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         if (parallel_guest_code()) lock.release(self);
       }
       set_running_engine(uc);  // a vfork child ran on this thread's TLS meanwhile and set its own
+      t_running = self;
       self->enter_code();
       // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
       if (self->stop_.kind == StopKind::kNone &&
@@ -292,6 +300,15 @@ void Vcpu::sync_memory() {
   }
 }
 
+void Vcpu::engine_starting(const void* uc) {
+  Vcpu* self = t_running;
+  if (self == nullptr || self->uc_ != uc) return;
+  // A kicker that reads engine_started_ false keeps kicking; one that reads it true stopped the engine
+  // after this store (so after the start cleared earlier stops), or set its request before the load below.
+  self->engine_started_.store(true, std::memory_order_seq_cst);
+  if (self->requests_.load(std::memory_order_seq_cst) != 0) uc_emu_stop(self->uc_);
+}
+
 void Vcpu::enter_code() {
   while (true) {
     in_code_.store(true, std::memory_order_seq_cst);
@@ -306,6 +323,8 @@ StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
   set_running_engine(uc_);
+  t_running = this;
+  engine_started_.store(false, std::memory_order_seq_cst);
   enter_code();
   if (requests_.load(std::memory_order_seq_cst) != 0) {
     in_code_.store(false, std::memory_order_release);

@@ -91,6 +91,9 @@ class Vcpu {
   void stop(StopKind kind);
   // Applies address-space changes (TLB flush, code invalidation) made since this vCPU last ran.
   void sync_memory();
+  // Unicorn is about to run guest code for the vCPU this thread runs, if `uc` is its engine: from the
+  // wrapper of cpu_exec (emu/parallel_atomics.cpp), after uc_emu_start has cleared earlier stops.
+  static void engine_starting(const void* uc);
 
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
@@ -115,6 +118,8 @@ class Vcpu {
   // True while this vCPU executes translated code and notices requests only through a kick: inside
   // uc_emu_start, outside the syscall hook.
   std::atomic<bool> in_code_{false};
+  // True once the engine runs (engine_starting) in this uc_emu_start: a kick from then on cannot be lost.
+  std::atomic<bool> engine_started_{false};
   bool kicks_ = false;  // stops by kick (exact on this Unicorn build), else by the block hook
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error

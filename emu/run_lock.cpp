@@ -87,9 +87,13 @@ void RunLock::acquire_parallel(Vcpu* self) {
   holder_pid_.store(self->host_pid(), std::memory_order_release);
   holder_.store(self, std::memory_order_release);
   parallel_held_ = true;
+  signals::defer_wakes(&deferred_wakes_);
 }
 
 void RunLock::release_parallel() {
+  signals::WakeList wakes = deferred_wakes_;  // the next holder defers into deferred_wakes_
+  deferred_wakes_.count = 0;
+  signals::defer_wakes(nullptr);
   parallel_held_ = false;
   holder_.store(nullptr, std::memory_order_release);
   if (word_.exchange(0, std::memory_order_release) == 2) {
@@ -97,6 +101,7 @@ void RunLock::release_parallel() {
     ::syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     errno = saved_errno;
   }
+  wakes.flush();
 }
 
 void RunLock::acquire(Vcpu* self, bool priority) {

@@ -13,6 +13,8 @@
 #include <functional>
 #include <mutex>
 
+#include "signals/park.h"
+
 namespace emu {
 
 class Vcpu;
@@ -64,6 +66,9 @@ class RunLock {
   std::atomic<uint32_t> word_{0};
   std::atomic<int> holder_pid_{0};          // the host process of the parallel-mode holder
   std::atomic<bool> parallel_held_{false};  // the holder took word_ (evict reads it for a dead holder)
+  // The parallel-mode holder's unparks (signals::WakeList): woken after release, so the woken thread does
+  // not find the lock held through the waker's host wake. Evict wakes a dead holder's for it.
+  signals::WakeList deferred_wakes_;
 };
 
 // Releases the run lock for the duration of a blocking wait or host call, then reacquires it with priority.

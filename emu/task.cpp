@@ -157,9 +157,11 @@ void Process::prepare_fork() {
   threads_mu_.lock();
   as().lock().lock();
   run_lock().lock_internal();
+  signals::Park::lock_pool();
 }
 
 void Process::after_fork_parent() {
+  signals::Park::unlock_pool();
   run_lock().unlock_internal();
   as().lock().unlock();
   threads_mu_.unlock();
@@ -167,6 +169,7 @@ void Process::after_fork_parent() {
 }
 
 void Process::after_fork_child(Task* self) {
+  signals::Park::unlock_pool();
   set_host_pid(static_cast<int>(::getpid()));
   run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
@@ -194,6 +197,7 @@ void Process::after_fork_child(Task* self) {
 }
 
 Task::~Task() {
+  signals::Park::recycle(park_);
   if (cpu_) proc_.recycle_vcpu(std::move(cpu_));
   if (wake_fd_ >= 0) ::close(wake_fd_);
 }

@@ -212,7 +212,7 @@ class Task {
   Process& proc_;
   std::unique_ptr<Vcpu> cpu_;
   int tid_;
-  signals::Park park_;
+  signals::Park& park_ = signals::Park::make();
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
   signals::ThreadSignals sig_;

@@ -6,8 +6,59 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
+#include <vector>
 
 namespace signals {
+namespace {
+
+std::mutex g_pool_mu;
+std::vector<Park*> g_pool;  // GUARDED_BY(g_pool_mu): recycled parks
+
+thread_local WakeList* t_defer_into = nullptr;
+
+void futex_wake(uint32_t* word) {
+  const int saved_errno = errno;
+  ::syscall(SYS_futex, word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
+  errno = saved_errno;
+}
+
+}  // namespace
+
+Park& Park::make() {
+  {
+    std::lock_guard lk(g_pool_mu);
+    if (!g_pool.empty()) {
+      Park* p = g_pool.back();
+      g_pool.pop_back();
+      p->token_.store(0, std::memory_order_relaxed);
+      return *p;
+    }
+  }
+  return *new Park;  // never deleted: see the class comment
+}
+
+void Park::recycle(Park& p) {
+  std::lock_guard lk(g_pool_mu);
+  g_pool.push_back(&p);
+}
+
+void Park::lock_pool() {
+  g_pool_mu.lock();
+}
+
+void Park::unlock_pool() {
+  g_pool_mu.unlock();
+}
+
+void defer_wakes(WakeList* into) {
+  t_defer_into = into;
+}
+
+void WakeList::flush() {
+  for (int i = 0; i < count; ++i) futex_wake(words[i]);
+  count = 0;
+}
 
 bool Park::wait(const timespec* deadline, clockid_t clock) {
   while (token_.exchange(0, std::memory_order_acquire) == 0) {
@@ -20,9 +71,12 @@ bool Park::wait(const timespec* deadline, clockid_t clock) {
 }
 
 void Park::unpark() {
-  if (token_.exchange(1, std::memory_order_release) == 0) {
-    ::syscall(SYS_futex, &token_, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
+  if (token_.exchange(1, std::memory_order_release) != 0) return;  // woken already, or not waiting yet
+  if (WakeList* list = t_defer_into; list != nullptr && list->count < WakeList::kMax) {
+    list->words[list->count++] = word();
+    return;
   }
+  futex_wake(word());
 }
 
 timespec now(clockid_t clock) {

@@ -1,6 +1,12 @@
 // Park: the one way a guest thread sleeps. A token-style park on a host futex word: unpark() makes the
 // thread's current or next wait return at once, so a wake that races with the decision to sleep is never
 // lost. Waiters always re-check their own predicate after a wait returns.
+//
+// Parks come from a pool and their memory is never freed (make/recycle), so an unpark may land after the
+// parked thread has gone: a later owner's wait then returns once for nothing, which it tolerates. That lets
+// a thread that holds the run lock post the token at once but leave the host futex wake, which costs the
+// waker about 10 us on a virtual machine (an IPI to the sleeper's CPU), until it has released the lock: the
+// woken thread wants the lock next, and found it held for the whole wake (DeferWakes).
 #pragma once
 
 #include <time.h>
@@ -10,8 +16,14 @@
 
 namespace signals {
 
-class Park {
+class alignas(64) Park {
  public:
+  static Park& make();
+  static void recycle(Park& p);
+  // fork: the pool's lock is held across the host fork (Process::prepare_fork).
+  static void lock_pool();
+  static void unlock_pool();
+
   // Waits for an unpark or until the absolute `deadline` on `clock` (CLOCK_MONOTONIC or CLOCK_REALTIME;
   // nullptr waits without a deadline). Returns true when unparked, false on timeout.
   bool wait(const timespec* deadline, clockid_t clock);
@@ -24,6 +36,17 @@ class Park {
  private:
   std::atomic<uint32_t> token_{0};
 };
+
+// Futex wakes put off: while a thread defers into a list (RunLock's, for its holder with guest code in
+// parallel), its unparks post their tokens at once and leave the host wake to the list's flush().
+struct WakeList {
+  static constexpr int kMax = 16;  // an unpark past this many wakes at once
+  uint32_t* words[kMax];
+  int count = 0;
+  void flush();
+};
+// nullptr: the calling thread's unparks wake at once again.
+void defer_wakes(WakeList* into);
 
 // Deadline helpers on CLOCK_MONOTONIC/REALTIME.
 timespec now(clockid_t clock);

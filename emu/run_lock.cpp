@@ -201,6 +201,11 @@ void RunLock::release(Vcpu* self) {
   errno = saved_errno;
 }
 
+RunLockReleaser::~RunLockReleaser() {
+  if (then_ == kLeaveReleased && parallel_guest_code()) return;
+  lock_.acquire(self_, true);
+}
+
 void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
   Vcpu* holder = nullptr;
   {

@@ -72,16 +72,23 @@ class RunLock {
 };
 
 // Releases the run lock for the duration of a blocking wait or host call, then reacquires it with priority.
+// kLeaveReleased: with guest code in parallel, the lock stays released: for a wait whose handler touches only
+// its own thread's state afterwards, so the woken thread returns to guest code without waiting for a lock
+// the waker often still holds (Vcpu::on_interrupt takes it again if a signal is to be delivered).
 class RunLockReleaser {
  public:
-  RunLockReleaser(RunLock& lock, Vcpu* self) : lock_(lock), self_(self) { lock_.release(self_); }
-  ~RunLockReleaser() { lock_.acquire(self_, true); }
+  enum Then { kReacquire, kLeaveReleased };
+  RunLockReleaser(RunLock& lock, Vcpu* self, Then then = kReacquire) : lock_(lock), self_(self), then_(then) {
+    lock_.release(self_);
+  }
+  ~RunLockReleaser();
   RunLockReleaser(const RunLockReleaser&) = delete;
   RunLockReleaser& operator=(const RunLockReleaser&) = delete;
 
  private:
   RunLock& lock_;
   Vcpu* self_;
+  Then then_;
 };
 
 }  // namespace emu

@@ -237,8 +237,12 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         if (!lock.held_by(self)) lock.acquire(self, true);
         syscalls::dispatch(t);
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
-        if (t.interrupted() || t.restart.code != 0) signals::handle_signals(t, true);
-        if (parallel_guest_code()) lock.release(self);
+        // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
+        if (t.interrupted() || t.restart.code != 0) {
+          if (!lock.held_by(self)) lock.acquire(self, true);
+          signals::handle_signals(t, true);
+        }
+        if (parallel_guest_code() && lock.held_by(self)) lock.release(self);
       }
       set_running_engine(uc);  // a vfork child ran on this thread's TLS meanwhile and set its own
       t_running = self;

@@ -27,7 +27,7 @@ clockid_t park_clock(clockid_t clock, timespec* deadline) {
 int64_t sleep_until(emu::Task& t, clockid_t clock, const timespec& deadline) {
   timespec dl = deadline;
   const clockid_t pc = park_clock(clock, &dl);
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu(), emu::RunLockReleaser::kLeaveReleased);
   while (!t.interrupted()) {
     if (!t.park().wait(&dl, pc)) {
       if (!before(now(pc), dl)) return 0;

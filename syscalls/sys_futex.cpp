@@ -42,7 +42,7 @@ int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint6
   if (host) return host_futex_wait(t, uaddr, val, dl, clock);
   int64_t r;
   {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu(), emu::RunLockReleaser::kLeaveReleased);
     r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock,
                                 [&t] { return t.interrupted(); });
   }

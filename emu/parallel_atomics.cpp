@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "emu/vcpu.h"
 
@@ -104,6 +105,42 @@ A64RUN_XCHG(w_le, uint32_t)
 A64RUN_XCHG(l_le, uint32_t)
 A64RUN_XCHG(q_le, uint64_t)
 #undef A64RUN_XCHG
+
+// The engine's page size. Unicorn 2.1.1 gives aarch64 1 KiB target pages: finalize_target_page_bits takes
+// uc->target_bits when set and TARGET_PAGE_BITS_MIN (10) otherwise, and UC_CTL_UC_PAGE_SIZE refuses to set
+// it for UC_ARCH_ARM64. With 1 KiB pages a TLB entry covers a quarter of a guest page, and a jump chains to
+// its target block only inside the same 1 KiB: most calls, and loops that straddle a 1 KiB line (a 20 ns
+// iteration of sigcost's xorshift loop against 1.8 ns), went through helper_lookup_tb_ptr. The wrapper
+// (cpu_exec_init_all calls it from another object file) asks for 4 KiB, Linux's arm64 page, after checking
+// that the function reads the two fields where Debian's build keeps them (its first instructions).
+namespace {
+
+constexpr size_t kUcInitTargetPage = 0x290;  // uc_struct.init_target_page
+constexpr size_t kUcTargetBits = 0x298;      // uc_struct.target_bits
+constexpr int kPageBits = 12;
+
+}  // namespace
+
+extern "C" void __real_finalize_target_page_bits_aarch64(void* uc);
+
+extern "C" void __wrap_finalize_target_page_bits_aarch64(void* uc) {
+  // cmpq $0x0,0x290(%rdi) and, after the calloc, mov 0x298(%rbx),%ecx.
+  static const unsigned char kCheckInit[] = {0x48, 0x83, 0xbf, 0x90, 0x02, 0x00, 0x00, 0x00};
+  static const unsigned char kReadBits[] = {0x8b, 0x8b, 0x98, 0x02, 0x00, 0x00};
+  const auto* code = reinterpret_cast<const unsigned char*>(&__real_finalize_target_page_bits_aarch64);
+  const auto has = [code](const unsigned char* want, size_t n) {
+    for (size_t i = 0; i + n <= 0x40; ++i) {
+      if (std::memcmp(code + i, want, n) == 0) return true;
+    }
+    return false;
+  };
+  auto* field = static_cast<char*>(uc);
+  if (has(kCheckInit, sizeof kCheckInit) && has(kReadBits, sizeof kReadBits) &&
+      *reinterpret_cast<void**>(field + kUcInitTargetPage) == nullptr &&
+      *reinterpret_cast<int*>(field + kUcTargetBits) == 0)
+    *reinterpret_cast<int*>(field + kUcTargetBits) = kPageBits;
+  __real_finalize_target_page_bits_aarch64(uc);
+}
 
 // The engine's start. uc_emu_start clears the stop flags (uc->stop_request, cpu->exit_request) before it
 // runs the first block, so a kick that lands while it starts up is lost; the cpu_exec wrapper (called from

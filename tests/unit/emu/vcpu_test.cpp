@@ -61,6 +61,14 @@ TEST_F(VcpuKickTest, ThisUnicornBuildStopsByKick) {
   EXPECT_TRUE(cpu_->stops_by_kick());
 }
 
+TEST_F(VcpuKickTest, ThisUnicornBuildTranslatesWithLinuxPageSize) {
+  // Unicorn 2.1.1 defaults aarch64 to 1 KiB target pages (emu/parallel_atomics.cpp): blocks then chain only
+  // within 1 KiB and a TLB entry covers a quarter page. The pinned build must come up with 4 KiB.
+  uint32_t page = 0;
+  ASSERT_EQ(uc_ctl_get_page_size(cpu_->uc(), &page), UC_ERR_OK);
+  EXPECT_EQ(page, 4096u);
+}
+
 TEST_F(VcpuKickTest, KicksFromAnotherThreadStopAtABlockStartAndReplayNothing) {
   std::atomic<bool> done{false};
   std::thread kicker([&] {

@@ -146,7 +146,7 @@ void Process::prepare_death() {
   });
   mem_->futexes.drop_waiters(
       [&](const signals::Park* p) { return std::find(parks.begin(), parks.end(), p) != parks.end(); });
-  mem_->run_lock.evict([this](const Vcpu* v) { return v->task() != nullptr && &v->task()->proc() == this; });
+  mem_->run_lock.evict([this](const Vcpu* v) { return v->task() != nullptr && v->process() == this; });
   // Nor may a relative's code gate wait for them (the host may kill them in guest code).
   for_each_thread([&](Task& t) { as().gate().remove(&t.cpu()); });
 }

@@ -73,6 +73,7 @@ void Vcpu::check(uc_err err, const char* what) const {
 }
 
 Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
+  if (task != nullptr) proc_.store(&task->proc(), std::memory_order_release);
   check(uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &uc_), "uc_open");
   check(uc_ctl_set_tcg_buffer_size(uc_, kCodeCacheBytes), "uc_ctl_set_tcg_buffer_size");
   check(uc_ctl_set_cpu_model(uc_, UC_CPU_ARM64_MAX), "uc_ctl_set_cpu_model");
@@ -216,8 +217,15 @@ void Vcpu::kick(uint32_t bits) {
 }
 
 int Vcpu::host_pid() const {
-  const Task* t = task();
-  return t == nullptr ? 0 : t->proc().host_pid();
+  if (task() == nullptr) return 0;
+  const Process* p = proc_.load(std::memory_order_acquire);
+  return p == nullptr ? 0 : p->host_pid();
+}
+
+void Vcpu::set_task(Task* t) {
+  if (t != nullptr) proc_.store(&t->proc(), std::memory_order_release);
+  task_.store(t, std::memory_order_release);
+  run_evicted_.store(false, std::memory_order_relaxed);
 }
 
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {

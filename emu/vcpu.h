@@ -11,6 +11,7 @@
 
 namespace emu {
 
+class Process;
 class Task;
 
 // Why uc_emu_start returned, as seen by the vCPU's own hooks.
@@ -56,12 +57,12 @@ class Vcpu {
   // Atomic: other threads read it to find a vCPU's process (kicks, the run lock) while the pool hands the
   // vCPU on.
   Task* task() const { return task_.load(std::memory_order_acquire); }
-  // The host process that runs this vCPU (0 when idle).
+  // The host process that runs this vCPU (0 when idle). Other threads ask it of vCPUs whose thread may be
+  // exiting (CodeGate::close, kicks, the run lock): it reads the process, which outlives its tasks, never
+  // the task itself.
   int host_pid() const;
-  void set_task(Task* t) {
-    task_.store(t, std::memory_order_release);
-    run_evicted_.store(false, std::memory_order_relaxed);
-  }
+  const Process* process() const { return proc_.load(std::memory_order_acquire); }
+  void set_task(Task* t);
 
   // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
   void request(uint32_t bits);
@@ -111,6 +112,7 @@ class Vcpu {
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
+  std::atomic<const Process*> proc_{nullptr};  // the process of the last task (set_task)
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};

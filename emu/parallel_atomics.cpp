@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
 #include "emu/vcpu.h"
 
@@ -140,6 +141,19 @@ extern "C" void __wrap_finalize_target_page_bits_aarch64(void* uc) {
       *reinterpret_cast<int*>(field + kUcTargetBits) == 0)
     *reinterpret_cast<int*>(field + kUcTargetBits) = kPageBits;
   __real_finalize_target_page_bits_aarch64(uc);
+}
+
+// The host clock behind the guest's counter. Every engine's init (machine_initialize) calls
+// init_get_clock, which stores 0 and then 1 into the process-wide use_rt_clock; while it is 0, get_clock()
+// is gettimeofday's wall clock. A vCPU that read CNTVCT_EL0 (the vDSO's CLOCK_MONOTONIC) while another
+// thread's vCPU was being made got the time since 1970 instead of since boot: Go's nanotime jumped by 56
+// years and a 30 s time.AfterFunc ran at once (go/atomics in CI; threads/clock_jump). The wrapper (called
+// from vl.c, defined in qemu-timer-common.c) lets it run once.
+extern "C" void __real_init_get_clock();
+
+extern "C" void __wrap_init_get_clock() {
+  static std::once_flag once;
+  std::call_once(once, [] { __real_init_get_clock(); });
 }
 
 // The engine's start. uc_emu_start clears the stop flags (uc->stop_request, cpu->exit_request) before it

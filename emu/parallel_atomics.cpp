@@ -32,16 +32,11 @@ constexpr size_t kTbCflags = 0x18;     // TranslationBlock.cflags
 
 enum State : int { kUnknown, kParallel, kSerial };
 std::atomic<int> g_state{kUnknown};
-thread_local const void* t_uc = nullptr;  // the engine this thread is running
 
 }  // namespace
 
 bool parallel_guest_code() {
   return g_state.load(std::memory_order_acquire) == kParallel;
-}
-
-void set_running_engine(const void* uc) {
-  t_uc = uc;
 }
 
 }  // namespace emu
@@ -53,7 +48,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   auto* tb_cflags = reinterpret_cast<uint32_t*>(static_cast<char*>(tb) + emu::kTbCflags);
   uint32_t* ctx_cflags = nullptr;
   void* uc = *reinterpret_cast<void**>(static_cast<char*>(cpu) + emu::kCpuUc);
-  if (uc == emu::t_uc && uc != nullptr) {
+  if (uc == emu::Vcpu::running_engine() && uc != nullptr) {
     void* ctx = *reinterpret_cast<void**>(static_cast<char*>(uc) + emu::kUcTcgCtx);
     ctx_cflags = reinterpret_cast<uint32_t*>(static_cast<char*>(ctx) + emu::kTcgTbCflags);
   }
@@ -210,7 +205,6 @@ namespace emu {
 bool parallel_guest_code() {
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
 }
-void set_running_engine(const void*) {}
 }  // namespace emu
 
 #endif  // A64RUN_WRAP_TRANSLATOR

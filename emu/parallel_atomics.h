@@ -12,7 +12,5 @@ namespace emu {
 // wrapper cannot reach it), guest code runs under the run lock, one thread at a time. The first
 // translation happens in the first thread, before it can make another.
 bool parallel_guest_code();
-// The engine the calling thread is about to run (the wrapper checks the engine it is given against it).
-void set_running_engine(const void* uc);
 
 }  // namespace emu

@@ -20,7 +20,7 @@
 namespace emu {
 namespace {
 
-thread_local Vcpu* t_running = nullptr;  // the vCPU this thread runs (engine_starting)
+thread_local Vcpu* t_running = nullptr;  // the vCPU this thread runs (running_engine, engine_starting)
 
 // QEMU's arm exception numbers as Unicorn reports them to UC_HOOK_INTR.
 constexpr uint32_t kExcpUdef = 1;
@@ -252,8 +252,7 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         }
         if (parallel_guest_code() && lock.held_by(self)) lock.release(self);
       }
-      set_running_engine(uc);  // a vfork child ran on this thread's TLS meanwhile and set its own
-      t_running = self;
+      t_running = self;  // a vfork child ran on this thread's TLS meanwhile and set its own
       self->enter_code();
       // A new PC (sigreturn, a handler, a restart) or a request: leave uc_emu_start and resume from run().
       if (self->stop_.kind == StopKind::kNone &&
@@ -312,6 +311,10 @@ void Vcpu::sync_memory() {
   }
 }
 
+const void* Vcpu::running_engine() {
+  return t_running == nullptr ? nullptr : t_running->uc_;
+}
+
 void Vcpu::engine_starting(const void* uc) {
   Vcpu* self = t_running;
   if (self == nullptr || self->uc_ != uc) return;
@@ -334,7 +337,6 @@ void Vcpu::enter_code() {
 StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
-  set_running_engine(uc_);
   t_running = this;
   engine_started_.store(false, std::memory_order_seq_cst);
   enter_code();

@@ -95,6 +95,9 @@ class Vcpu {
   // Unicorn is about to run guest code for the vCPU this thread runs, if `uc` is its engine: from the
   // wrapper of cpu_exec (emu/parallel_atomics.cpp), after uc_emu_start has cleared earlier stops.
   static void engine_starting(const void* uc);
+  // The engine of the vCPU the calling thread runs (the translator's wrapper checks the engine it is given
+  // against it), or nullptr.
+  static const void* running_engine();
 
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);

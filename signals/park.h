@@ -6,7 +6,7 @@
 // parked thread has gone: a later owner's wait then returns once for nothing, which it tolerates. That lets
 // a thread that holds the run lock post the token at once but leave the host futex wake, which costs the
 // waker about 10 us on a virtual machine (an IPI to the sleeper's CPU), until it has released the lock: the
-// woken thread wants the lock next, and found it held for the whole wake (DeferWakes).
+// woken thread wants the lock next, and found it held for the whole wake (WakeList).
 #pragma once
 
 #include <time.h>

@@ -151,6 +151,20 @@ extern "C" void __wrap_init_get_clock() {
   std::call_once(once, [] { __real_init_get_clock(); });
 }
 
+// The translation table's first size. tb_htable_init sizes every engine's table of translation blocks for
+// 32,768 of them (CODE_GEN_HTABLE_SIZE): 8,192 buckets of 64 bytes, all written at once, which is 128 page
+// faults for each new engine (a quarter of a static `return 0`'s; each costs 8-15 us on a virtual machine
+// with shadow page tables). The table doubles by itself when its chains grow (QHT_MODE_AUTO_RESIZE), and a
+// program's start translates about a thousand blocks, so the wrapper (called from translate-all.c, defined
+// in qht.c) starts it at 1,024 entries; a tb_flush resets it to the full size.
+extern "C" void __real_qht_init(void* ht, void* cmp, size_t n_elems, unsigned mode);
+
+extern "C" void __wrap_qht_init(void* ht, void* cmp, size_t n_elems, unsigned mode) {
+  constexpr size_t kCodeGenHtableSize = size_t{1} << 15;
+  constexpr size_t kFirstSize = size_t{1} << 10;
+  __real_qht_init(ht, cmp, n_elems == kCodeGenHtableSize ? kFirstSize : n_elems, mode);
+}
+
 // The engine's start. uc_emu_start clears the stop flags (uc->stop_request, cpu->exit_request) before it
 // runs the first block, so a kick that lands while it starts up is lost; the cpu_exec wrapper (called from
 // tcg_cpu_exec in another object file) runs after that clearing, and the vCPU looks at its requests there.

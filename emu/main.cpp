@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "emu/loader.h"
 #include "emu/task.h"
 #include "signals/host_signals.h"
+#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/slow_core.h"
 #include "signals/stats.h"
@@ -184,9 +187,7 @@ std::unique_ptr<emu::AddressSpace> reserve_address_space() {
   return nullptr;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   emu::Options opts;
   if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
   auto as = reserve_address_space();
@@ -213,9 +214,23 @@ int main(int argc, char** argv) {
   // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
   signals::start_host_signal_intake(proc);
+  signals::init_safe_syscalls();  // after the intake thread, which keeps the wake signal blocked
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);
   main_task->run();
   // The guest's main thread called exit(2) while others live on; the last one ends the process.
   pthread_exit(nullptr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    // Only a64run's own bug gets here (a format string fmt refuses, an allocation that fails): a crash, with
+    // what it was. (pthread_exit's unwinding is not a std::exception.)
+    std::fprintf(stderr, "a64run: internal error: %s\n", e.what());
+    std::abort();
+  }
 }

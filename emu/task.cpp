@@ -21,6 +21,7 @@
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
 #include "signals/host_signals.h"
+#include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
 #include "signals/stats.h"
@@ -209,6 +210,8 @@ void Task::wake() {
     const uint64_t one = 1;
     (void)!::write(fd, &one, sizeof one);
   }
+  if (in_safe_syscall_.load(std::memory_order_seq_cst) && interrupted())
+    signals::send_wake_signal(proc_.host_pid(), tid_);
 }
 
 int Task::wake_fd() {

@@ -168,7 +168,7 @@ class Task {
   signals::Park& park() { return park_; }
   // Signal state of this thread, guarded by the process's sig_lock.
   signals::ThreadSignals& sig() { return sig_; }
-  // Wakes this thread from whatever wait it is in (park or fd wait).
+  // Wakes this thread from whatever wait it is in (park, fd wait, or a safe system call when interrupted).
   void wake();
   // An fd that becomes readable when wake() is called: blocking fd waits poll it beside their own fds.
   int wake_fd();
@@ -193,6 +193,11 @@ class Task {
   // then reads the wake fd. One of them always sees the other.
   bool interrupted() const { return interrupt_.load(std::memory_order_seq_cst); }
   void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_seq_cst); }
+  // A safe system call (signals/safe_syscall.h) reads the flag itself, last thing before it enters the host
+  // call; a waker that sets the flag and then finds the thread inside sends it the wake signal.
+  const volatile void* interrupt_flag() const { return &interrupt_; }
+  void enter_safe_syscall() { in_safe_syscall_.store(true, std::memory_order_seq_cst); }
+  void leave_safe_syscall() { in_safe_syscall_.store(false, std::memory_order_release); }
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
   uint64_t robust_list_len = 0;
@@ -215,6 +220,7 @@ class Task {
   signals::Park& park_ = signals::Park::make();
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
+  std::atomic<bool> in_safe_syscall_{false};
   signals::ThreadSignals sig_;
   int wake_fd_ = -1;
   bool exiting_ = false;

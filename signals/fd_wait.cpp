@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "emu/task.h"
+#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 
 namespace signals {
@@ -36,6 +37,36 @@ int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const str
   }
 }
 
+namespace {
+
+// A socket's SO_RCVTIMEO/SO_SNDTIMEO bounds a blocking call (then -EAGAIN), and a signal then ends it with
+// -EINTR whatever SA_RESTART says (sock_intr_errno). A socket's file is always open for reading and writing
+// (sock_alloc_file), so a pipe end, the usual case, costs no getsockopt (host system calls are about a
+// microsecond each here). `fl` is the fd's F_GETFL.
+bool socket_timeout(int fd, int fl, short events, ::timeval* tv) {
+  socklen_t len = sizeof *tv;
+  const int opt = (events & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
+  return (fl & O_ACCMODE) == O_RDWR && ::getsockopt(fd, SOL_SOCKET, opt, tv, &len) == 0 &&
+         (tv->tv_sec != 0 || tv->tv_usec != 0);
+}
+
+}  // namespace
+
+int64_t interrupted_fd_result(int fd, short events) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  ::timeval tv{};
+  return fl >= 0 && socket_timeout(fd, fl, events, &tv) ? -EINTR : kERESTARTSYS;
+}
+
+int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2) {
+  while (true) {
+    const int64_t r = safe_syscall(t, nr, fd, a1, a2);
+    if (r != -EINTR) return r;
+    // Not interrupted: a wake signal meant for an earlier call of this thread; nothing was transferred.
+    if (t.interrupted()) return interrupted_fd_result(fd, events);
+  }
+}
+
 int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready) {
   struct pollfd p {
     fd, events, 0
@@ -44,15 +75,8 @@ int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready) {
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0) return 0;
   if (fl & O_NONBLOCK) return not_ready ? kWouldBlock : 0;
-  // A socket's SO_RCVTIMEO/SO_SNDTIMEO bounds the wait (then -EAGAIN), and a signal then ends it with -EINTR
-  // whatever SA_RESTART says (sock_intr_errno). A socket's file is always open for reading and writing
-  // (sock_alloc_file), so a pipe end, the usual case, costs no getsockopt (host system calls are about a
-  // microsecond each here).
   ::timeval tv{};
-  socklen_t len = sizeof tv;
-  const int opt = (events & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
-  if ((fl & O_ACCMODE) == O_RDWR && ::getsockopt(fd, SOL_SOCKET, opt, &tv, &len) == 0 &&
-      (tv.tv_sec != 0 || tv.tv_usec != 0)) {
+  if (socket_timeout(fd, fl, events, &tv)) {
     const timespec deadline = add(now(CLOCK_MONOTONIC), {tv.tv_sec, tv.tv_usec * 1000});
     const int64_t r = poll_interruptible(t, &p, 1, &deadline);
     if (r == -EINTR) return -EINTR;

@@ -1,6 +1,7 @@
 // Interruptible fd waits: a blocking host call on a pipe, socket or terminal is preceded by a host poll that
 // also watches the thread's wake fd, so a signal (or exit) ends the wait at once. Regular files and
-// non-blocking descriptors never wait here.
+// non-blocking descriptors never wait here. (read and write are safe system calls instead where those are
+// on: signals/safe_syscall.h.)
 #pragma once
 
 #include <poll.h>
@@ -21,6 +22,14 @@ namespace signals {
 // non-blocking fd returns kWouldBlock instead of 0.
 inline constexpr int64_t kWouldBlock = 1;
 int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready = false);
+
+// What a blocking call on fd (`events` says which direction) returns when a signal ended it: -EINTR for a
+// socket with a timeout that way, else kERESTARTSYS.
+int64_t interrupted_fd_result(int fd, short events);
+
+// A blocking host call on fd (read, write, readv, writev: `nr` with fd and the rest) as a safe system call
+// (signals/safe_syscall.h): the host kernel's result, or interrupted_fd_result when a signal ended it.
+int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2);
 
 // poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without
 // a deadline. Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a signal (the

@@ -68,9 +68,12 @@ void* intake_main(void* arg) {
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
+  ::sigset_t set = async_set();
+  // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
+  // that leaves it unblocked.
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
   in.pid.store(static_cast<int>(::getpid()), std::memory_order_release);
   in.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
-  ::sigset_t set = async_set();
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/slow_core.h"
 #include "syscalls/fd_util.h"
@@ -106,8 +107,12 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   fflush(nullptr);
   t.proc().execing.store(true, std::memory_order_release);
+  // The new a64run starts with the wake signal's default action (terminate) until it installs the handler:
+  // one still on its way to this thread would end it. Blocked, it waits for the handler.
+  signals::set_wake_signal_blocked(true);
   ::execve(emu::self_exe_path().c_str(), av.data(), ev.data());
   const int err = errno;
+  signals::set_wake_signal_blocked(false);
   t.proc().execing.store(false, std::memory_order_release);
   return -err;
 }

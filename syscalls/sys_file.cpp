@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "signals/fd_wait.h"
+#include "signals/safe_syscall.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/procfs.h"
@@ -38,8 +39,12 @@ SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing,
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
     return fd_error_first(fd, writing, r);
   }
-  // readv/writev on a pipe, socket or terminal wait interruptibly first (regular files never wait there;
-  // the positional forms fail on pipes at once, so they never wait).
+  // readv/writev on a pipe, socket or terminal: a safe system call, or an interruptible wait first (regular
+  // files never wait there; the positional forms fail on pipes at once, so they never wait).
+  if (wait && signals::safe_syscalls_enabled()) {
+    return signals::safe_fd_call(t, writing ? SYS_writev : SYS_readv, fd, writing ? POLLOUT : POLLIN,
+                                 reinterpret_cast<long>(v.data()), static_cast<long>(v.count()));
+  }
   if (wait) {
     if (const int64_t r = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN); r != 0) return r;
   }

@@ -2,12 +2,14 @@
 // run lock released, since the call may block.
 #include "syscalls/sys_rw.h"
 
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "signals/fd_wait.h"
+#include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
 
@@ -49,6 +51,14 @@ Attempt try_then_wait(Task& t, int fd, void* p, uint64_t count, bool writing) {
   return {!take_slow_path(r), r};
 }
 
+// The waiting path with safe system calls: one host call that does what the guest's would (a non-blocking
+// fd's EAGAIN, a socket's timeout, a pipe write that a signal ends part-way are the host kernel's), ended by
+// a signal like any other wait.
+int64_t safe_transfer(Task& t, int fd, void* p, uint64_t count, bool writing) {
+  return signals::safe_fd_call(t, writing ? SYS_write : SYS_read, fd, writing ? POLLOUT : POLLIN,
+                               reinterpret_cast<long>(p), static_cast<long>(count));
+}
+
 }  // namespace
 
 SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
@@ -58,6 +68,10 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (signals::signalfd_active()) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
+  }
+  if (signals::safe_syscalls_enabled()) {
+    const int64_t r = try_nowait(fd, p, count, false);
+    return take_slow_path(r) ? safe_transfer(t, fd, p, count, false) : r;
   }
   if (const Attempt a = try_then_wait(t, fd, p, count, false); a.final) return a.value;
   if (int64_t w = signals::wait_fd(t, fd, POLLIN); w != 0) return w;
@@ -71,6 +85,17 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
   const uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_READ);
   if (p == nullptr) return -EFAULT;
   uint64_t done = 0;  // what a short non-blocking write (a stream socket filling up) already sent
+  if (signals::safe_syscalls_enabled()) {
+    if (count <= kNowaitWriteMax) {
+      const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p), count, true);
+      if (!take_slow_path(r) && (r < 0 || static_cast<uint64_t>(r) == count)) return r;
+      if (r > 0) done = static_cast<uint64_t>(r);
+    }
+    // The rest as a blocking write sends it: a signal or an error after some bytes returns the count.
+    const int64_t r = safe_transfer(t, fd, const_cast<uint8_t*>(p + done), count - done, true);
+    if (r < 0) return done ? static_cast<int64_t>(done) : r;
+    return static_cast<int64_t>(done) + r;
+  }
   if (count <= kNowaitWriteMax) {
     const Attempt a = try_then_wait(t, fd, const_cast<uint8_t*>(p), count, true);
     if (a.final && (a.value < 0 || static_cast<uint64_t>(a.value) == count)) return a.value;

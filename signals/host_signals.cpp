@@ -33,6 +33,22 @@ bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
   return true;
 }
 
+// forward_to_intake's markers: SIGRTMAX from this process, SI_QUEUE, kForwardMagic and the slot.
+constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
+
+bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
+  const auto v = reinterpret_cast<uintptr_t>(hsi->si_value.sival_ptr);
+  if (sig != timer_host_signal() || hsi->si_code != SI_QUEUE || hsi->si_pid != ::getpid()) return false;
+  if ((v & ~uint64_t{0xffffffff}) != kForwardMagic) return false;
+  const auto slot = static_cast<uint32_t>(v);
+  if (slot >= HostIntake::kForwardSlots || in.forward_state[slot].load(std::memory_order_acquire) != 2) {
+    return false;
+  }
+  *hsi = in.forward_info[slot];
+  in.forward_state[slot].store(0, std::memory_order_release);
+  return true;
+}
+
 // The signals a64run takes asynchronously: all of them. SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP too:
 // another process may kill() the guest with them, and the guest may ignore or block them. The kernel forces
 // a real fault in the emulator through the block (it unblocks the signal and resets it to SIG_DFL), so a
@@ -77,8 +93,9 @@ void* intake_main(void* arg) {
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-    const long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
+    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
     if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
+    if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
     if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
       continue;
@@ -156,6 +173,30 @@ void sync_host_signals() {
   uint32_t a;
   while (static_cast<int32_t>((a = in.sync_acked.load(std::memory_order_acquire)) - seq) < 0)
     in.sync_acked.wait(a);
+}
+
+void forward_to_intake(const siginfo_t& si) {
+  emu::Process* proc = emu::Process::current();
+  const int pid = static_cast<int>(::getpid());
+  if (proc == nullptr) return;
+  HostIntake& in = proc->intake;
+  const int tid = in.tid.load(std::memory_order_acquire);
+  if (tid == 0 || in.pid.load(std::memory_order_acquire) != pid) return;  // no intake thread here
+  for (int slot = 0; slot < HostIntake::kForwardSlots; ++slot) {
+    int expected = 0;
+    if (!in.forward_state[slot].compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
+    in.forward_info[slot] = si;
+    in.forward_state[slot].store(2, std::memory_order_release);
+    siginfo_t marker{};
+    marker.si_signo = timer_host_signal();
+    marker.si_code = SI_QUEUE;
+    marker.si_pid = pid;
+    marker.si_uid = ::getuid();
+    marker.si_value.sival_ptr = reinterpret_cast<void*>(kForwardMagic | static_cast<uint64_t>(slot));
+    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, marker.si_signo, &marker) != 0)
+      in.forward_state[slot].store(0, std::memory_order_release);
+    return;
+  }
 }
 
 uint64_t child_event_count() {

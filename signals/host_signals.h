@@ -4,6 +4,8 @@
 // wakes wait4/waitid; the intake thread applies SA_NOCLDSTOP.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -26,6 +28,10 @@ struct HostIntake {
   std::mutex sync_mu;
   uint32_t sync_next = 0;  // GUARDED_BY(sync_mu)
   std::atomic<uint32_t> sync_acked{0};
+  // Signals another thread took for the intake thread (forward_to_intake): free, being written, or ready.
+  static constexpr int kForwardSlots = 16;
+  std::atomic<int> forward_state[kForwardSlots] = {};
+  siginfo_t forward_info[kForwardSlots] = {};
 };
 
 // Blocks the asynchronous host signals in the calling thread (call before any thread is made), ignores
@@ -41,6 +47,13 @@ void mirror_sigchld_action(const guest::sigaction& act);
 // marker signal queued behind them comes back). wait4/waitid call it after reaping a child: on Linux the
 // child's SIGCHLD is pending before the child is waitable, so its handler runs before wait4 returns.
 void sync_host_signals();
+
+// From a signal handler: passes a host signal that a thread other than the intake thread took (the safe
+// calls' wake signal, which guest threads leave unblocked, sent by another process) to the intake thread,
+// which queues the guest signal as if it had taken it itself. (The kernel lets a thread queue a kill's
+// siginfo, si_code SI_USER, to no thread but itself, so the siginfo waits in a slot and a marker signal
+// names the slot.) Async-signal-safe.
+void forward_to_intake(const siginfo_t& si);
 
 // Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.
 uint64_t child_event_count();

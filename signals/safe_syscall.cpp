@@ -81,7 +81,7 @@ int wake_signal() {
   return SIGRTMAX - 1;
 }
 
-void on_wake_signal(int sig, siginfo_t* si, void* ctx) {
+void on_wake_signal(int /*sig*/, siginfo_t* si, void* ctx) {
   if (si->si_code == SI_TKILL && si->si_pid == ::getpid()) {
     auto* uc = static_cast<ucontext_t*>(ctx);
     greg_t& pc = uc->uc_mcontext.gregs[REG_RIP];
@@ -94,12 +94,7 @@ void on_wake_signal(int sig, siginfo_t* si, void* ctx) {
   }
   // Not a wake: a guest elsewhere sent this process SIGRTMAX - 1. The intake thread takes it as any other.
   const int saved_errno = errno;
-  emu::Process* proc = emu::Process::current();
-  const int pid = static_cast<int>(::getpid());
-  if (proc != nullptr && proc->intake.pid.load(std::memory_order_acquire) == pid) {
-    if (const int tid = proc->intake.tid.load(std::memory_order_acquire); tid != 0)
-      ::syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si);
-  }
+  forward_to_intake(*si);
   errno = saved_errno;
 }
 

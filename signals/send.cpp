@@ -47,12 +47,31 @@ bool is_restart_code(int64_t r) {
   return r == kERESTARTSYS || r == kERESTARTNOINTR || r == kERESTARTNOHAND || r == kERESTART_RESTARTBLOCK;
 }
 
+namespace {
+
+// The calling thread's real uid, which a kill's siginfo carries. Cached per thread: getpid and getuid are
+// host system calls (a microsecond each on this project's machine, and a kill made three), and credentials
+// belong to the thread at the system call level, so only its own set*uid calls change them.
+thread_local int64_t t_uid = -1;
+
+}  // namespace
+
+uint32_t caller_uid() {
+  if (t_uid < 0) t_uid = ::getuid();
+  return static_cast<uint32_t>(t_uid);
+}
+
+void forget_caller_uid() {
+  t_uid = -1;
+}
+
 guest::siginfo user_siginfo(int sig, int code) {
   guest::siginfo si{};
   si.si_signo = sig;
   si.si_code = code;
-  si.fields.kill.pid = static_cast<int32_t>(::getpid());
-  si.fields.kill.uid = ::getuid();
+  const emu::Process* proc = emu::Process::current();
+  si.fields.kill.pid = proc != nullptr ? proc->host_pid() : static_cast<int32_t>(::getpid());
+  si.fields.kill.uid = caller_uid();
   return si;
 }
 

@@ -34,6 +34,9 @@ int64_t send_to_process(emu::Process& proc, const guest::siginfo& info);
 int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
                           const guest::siginfo& info);
 guest::siginfo user_siginfo(int sig, int code);  // si_pid/si_uid of this process
+// The calling thread's real uid (cached); its set*uid calls forget the cache.
+uint32_t caller_uid();
+void forget_caller_uid();
 
 // Re-evaluates whether t has a deliverable signal (its interrupt flag). Caller holds sig_lock.
 void recompute_locked(emu::Task& t);

@@ -12,6 +12,7 @@
 
 #include "emu/guest_mem.h"
 #include "emu/task.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 
 namespace syscalls {
@@ -27,8 +28,9 @@ SysResult sys_exit_group(Task& t, int status) {
   t.exit_group(status);
 }
 
-SysResult sys_getpid(Task&) {
-  return ::getpid();
+// The process's host pid as a64run keeps it (a host getpid is a system call: about a microsecond here).
+SysResult sys_getpid(Task& t) {
+  return t.proc().host_pid();
 }
 SysResult sys_getppid(Task&) {
   return ::getppid();
@@ -65,7 +67,7 @@ SysResult sys_uname(Task& t, GuestPtr<struct utsname> buf) {
 }
 
 SysResult sys_getuid(Task&) {
-  return ::getuid();
+  return signals::caller_uid();
 }
 SysResult sys_geteuid(Task&) {
   return ::geteuid();
@@ -94,18 +96,21 @@ SysResult sys_getresgid(Task& t, GuestPtr<uint32_t> r, GuestPtr<uint32_t> e, Gue
 // Credential changes go straight to the host: raw syscalls change only the calling thread, like the guest's
 // own raw syscalls (glibc's setuid broadcasts to every thread itself, through signals).
 SysResult sys_setuid(Task&, uint32_t uid) {
+  signals::forget_caller_uid();
   return guest::from_host(::syscall(SYS_setuid, uid));
 }
 SysResult sys_setgid(Task&, uint32_t gid) {
   return guest::from_host(::syscall(SYS_setgid, gid));
 }
 SysResult sys_setreuid(Task&, uint32_t r, uint32_t e) {
+  signals::forget_caller_uid();
   return guest::from_host(::syscall(SYS_setreuid, r, e));
 }
 SysResult sys_setregid(Task&, uint32_t r, uint32_t e) {
   return guest::from_host(::syscall(SYS_setregid, r, e));
 }
 SysResult sys_setresuid(Task&, uint32_t r, uint32_t e, uint32_t s) {
+  signals::forget_caller_uid();
   return guest::from_host(::syscall(SYS_setresuid, r, e, s));
 }
 SysResult sys_setresgid(Task&, uint32_t r, uint32_t e, uint32_t s) {

@@ -19,7 +19,7 @@ namespace {
 // The fast path: a transfer that can complete without blocking (a pipe or socket with data or room, a file
 // in the page cache) runs in one host call with the run lock held. RWF_NOWAIT makes the call fail with
 // EAGAIN instead of blocking, and EOPNOTSUPP where the file does not support it (terminals): both take the
-// waiting path. Writes are tried only up to PIPE_BUF, where a pipe takes all of it or nothing.
+// waiting path. The safe path tries writes only up to PIPE_BUF, where a pipe takes all of it or nothing.
 constexpr uint64_t kNowaitWriteMax = 4096;
 
 int64_t try_nowait(int fd, void* p, uint64_t count, bool writing) {
@@ -96,12 +96,23 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
     if (r < 0) return done ? static_cast<int64_t>(done) : r;
     return static_cast<int64_t>(done) + r;
   }
-  if (count <= kNowaitWriteMax) {
-    const Attempt a = try_then_wait(t, fd, const_cast<uint8_t*>(p), count, true);
-    if (a.final && (a.value < 0 || static_cast<uint64_t>(a.value) == count)) return a.value;
-    if (a.value > 0) done = static_cast<uint64_t>(a.value);
+  // The poll path: non-blocking pieces, each after a wait for room, so that a signal ends a write of more
+  // than the pipe holds as it ends Linux's (a plain blocking write of the rest slept until all of it fit).
+  // A signal or an error after some bytes returns the count.
+  while (true) {
+    const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p + done), count - done, true);
+    if (r > 0) {
+      done += static_cast<uint64_t>(r);
+      if (done == count) return static_cast<int64_t>(done);
+      continue;
+    }
+    if (r == 0) return static_cast<int64_t>(done);
+    if (r != -EAGAIN && !take_slow_path(r)) return done ? static_cast<int64_t>(done) : r;
+    if (r != -EAGAIN) break;  // no RWF_NOWAIT here (terminals): the blocking call below
+    const int64_t w = signals::wait_fd(t, fd, POLLOUT, true);
+    if (w == signals::kWouldBlock) return done ? static_cast<int64_t>(done) : -EAGAIN;
+    if (w != 0) return done ? static_cast<int64_t>(done) : w;
   }
-  // The rest as a blocking write would send it: a signal or an error after some bytes returns the count.
   if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return done ? static_cast<int64_t>(done) : w;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   const ssize_t n = ::write(fd, p + done, count - done);

@@ -192,7 +192,7 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
 
 SysResult sys_kill(Task& t, int pid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
-  if (pid != ::getpid()) {
+  if (pid != t.proc().host_pid()) {
     const int r = ::kill(pid, sig);
     // A process group the caller is in: on Linux the signal is pending here before kill returns, so it is
     // handled on the way out. The host's reaches the intake thread asynchronously: wait until it has.
@@ -205,7 +205,7 @@ SysResult sys_kill(Task& t, int pid, int sig) {
 
 SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals || tid <= 0 || tgid <= 0) return -EINVAL;
-  if (tgid != ::getpid()) return guest::from_host(::syscall(SYS_tgkill, tgid, tid, sig));
+  if (tgid != t.proc().host_pid()) return guest::from_host(::syscall(SYS_tgkill, tgid, tid, sig));
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
   if (sig == 0) return 0;
@@ -215,7 +215,7 @@ SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
 SysResult sys_tkill(Task& t, int tid, int sig) {
   if (tid <= 0) return -EINVAL;
   if (t.proc().find_thread(tid) == nullptr) return guest::from_host(::syscall(SYS_tkill, tid, sig));
-  return sys_tgkill(t, ::getpid(), tid, sig);
+  return sys_tgkill(t, t.proc().host_pid(), tid, sig);
 }
 
 // rt_sigqueueinfo(2): a caller may use kernel si_codes (>= 0, SI_TKILL) only towards itself, and "itself" is

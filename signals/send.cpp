@@ -100,7 +100,8 @@ int64_t send_thread_locked(emu::Task& target, const guest::siginfo& info, int32_
   return 0;
 }
 
-int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int32_t timer, uint32_t seq) {
+int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int32_t timer, uint32_t seq,
+                            emu::Task* first = nullptr) {
   const int sig = info.si_signo;
   ProcessSignals& ps = proc.signals();
   if (is_ignored(ps.actions[sig - 1], sig)) {
@@ -114,7 +115,7 @@ int64_t send_process_locked(emu::Process& proc, const guest::siginfo& info, int3
   if (int64_t r = enqueue_locked(ps, ps.shared, info, timer, seq); r < 0) return r;
   signalfd_note_queued_locked(proc);
   // complete_signal(): one thread that does not block it (the main thread first) is woken; the rest sleep on.
-  emu::Task* chosen = nullptr;
+  emu::Task* chosen = first != nullptr && !guest::sig_in(first->sig().blocked, sig) ? first : nullptr;
   proc.for_each_thread([&](emu::Task& t) {
     if (chosen == nullptr && !guest::sig_in(t.sig().blocked, sig)) chosen = &t;
   });
@@ -133,10 +134,10 @@ int64_t send_to_thread(emu::Task& target, const guest::siginfo& info) {
   return send_thread_locked(target, info, -1, 0);
 }
 
-int64_t send_to_process(emu::Process& proc, const guest::siginfo& info) {
+int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first) {
   if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
   std::lock_guard lk(proc.signals().sig_lock);
-  return send_process_locked(proc, info, -1, 0);
+  return send_process_locked(proc, info, -1, 0, first);
 }
 
 int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,

@@ -29,7 +29,9 @@ struct FaultDetail {
 
 // Queues a signal for one thread / for the process. Returns 0 or -EAGAIN (RLIMIT_SIGPENDING).
 int64_t send_to_thread(emu::Task& target, const guest::siginfo& info);
-int64_t send_to_process(emu::Process& proc, const guest::siginfo& info);
+// `first`: the thread a kill named by its id, which Linux's complete_signal tries before the others (kill of
+// the process's own pid names the main thread).
+int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first = nullptr);
 // A POSIX timer's expiry, to thread target_tid (0: the process); merges into the timer's queued signal.
 int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
                           const guest::siginfo& info);

@@ -24,19 +24,22 @@ uint32_t* host_word(Task& t, uint64_t uaddr) {
 int64_t host_futex_wait(Task& t, uint64_t uaddr, uint32_t val, const timespec* deadline, clockid_t clock) {
   uint32_t* word = host_word(t, uaddr);
   if (word == nullptr) return -EFAULT;
+  // The guest's word last: futex_waitv returns the index of the last futex woken, so when a wake of the word
+  // (which the waker counted) and one of the park (a signal) both land, the result says the word's, and the
+  // wait returns 0 as Linux's does for a counted wake (LTP rt_sigqueueinfo01: a checkpoint wake lost).
   struct futex_waitv w[2] = {};
-  w[0].uaddr = reinterpret_cast<uint64_t>(word);
-  w[0].val = val;
-  w[0].flags = kFutex32;
-  w[1].uaddr = reinterpret_cast<uint64_t>(t.park().word());
-  w[1].val = 0;
-  w[1].flags = kFutex32 | FUTEX_PRIVATE_FLAG;
+  w[0].uaddr = reinterpret_cast<uint64_t>(t.park().word());
+  w[0].val = 0;
+  w[0].flags = kFutex32 | FUTEX_PRIVATE_FLAG;
+  w[1].uaddr = reinterpret_cast<uint64_t>(word);
+  w[1].val = val;
+  w[1].flags = kFutex32;
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   while (true) {
     if (t.interrupted()) return signals::kERESTARTSYS;
     const long r = ::syscall(SYS_futex_waitv, w, 2, 0, deadline, clock);
-    if (r == 0) return 0;
-    if (r == 1 || (r < 0 && errno == EAGAIN && __atomic_load_n(word, __ATOMIC_ACQUIRE) == val)) {
+    if (r == 1) return 0;
+    if (r == 0 || (r < 0 && errno == EAGAIN && __atomic_load_n(word, __ATOMIC_ACQUIRE) == val)) {
       t.park().consume();  // a wake() of this thread: the loop checks why
       continue;
     }

@@ -190,9 +190,23 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
   return r;
 }
 
+namespace {
+
+// Whether a process-directed signal to `pid` is this process's: its pid, or (as Linux's find_vpid) the id
+// of any of its threads, which the signal then tries first (*first: the main thread for the pid, while it
+// runs). The caller holds the run lock, so a thread found here cannot finish exiting meanwhile.
+bool this_process(Task& t, int pid, emu::Task** first) {
+  if (pid <= 0) return false;
+  *first = t.proc().find_thread(pid);
+  return *first != nullptr || pid == t.proc().host_pid();
+}
+
+}  // namespace
+
 SysResult sys_kill(Task& t, int pid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
-  if (pid != t.proc().host_pid()) {
+  emu::Task* named = nullptr;
+  if (!this_process(t, pid, &named)) {
     const int r = ::kill(pid, sig);
     // A process group the caller is in: on Linux the signal is pending here before kill returns, so it is
     // handled on the way out. The host's reaches the intake thread asynchronously: wait until it has.
@@ -200,7 +214,7 @@ SysResult sys_kill(Task& t, int pid, int sig) {
     return guest::from_host(r);
   }
   if (sig == 0) return 0;
-  return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
+  return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER), named);
 }
 
 SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
@@ -227,8 +241,9 @@ SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::s
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && pid != t.tid()) return -EPERM;
-  if (pid != ::getpid()) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
-  return sig == 0 ? 0 : signals::send_to_process(t.proc(), si);
+  emu::Task* named = nullptr;
+  if (!this_process(t, pid, &named)) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
+  return sig == 0 ? 0 : signals::send_to_process(t.proc(), si, named);
 }
 
 SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<const guest::siginfo> info) {
@@ -236,7 +251,8 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
-  if (tgid != ::getpid()) return guest::from_host(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
+  if (tgid != t.proc().host_pid())
+    return guest::from_host(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && tid != t.tid()) return -EPERM;
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;

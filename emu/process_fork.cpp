@@ -38,6 +38,10 @@ void child_setup(Task& t, const ForkRequest& r) {
   if (r.flags & CLONE_SETTLS) t.cpu().set_reg(UC_ARM64_REG_TPIDR_EL0, r.tls);
   const int pid = static_cast<int>(::getpid());
   if (r.flags & CLONE_CHILD_SETTID) (void)copy_out(t.as(), r.child_tid, &pid, sizeof pid);
+  // Linux stores the parent's copy before the child runs; with CLONE_VM the child reads that very word, so
+  // it is stored here, before the child's first instruction, not only by the parent after clone returns.
+  if ((r.flags & CLONE_PARENT_SETTID) && (r.flags & CLONE_VM))
+    (void)copy_out(t.as(), r.parent_tid, &pid, sizeof pid);
   if (r.flags & CLONE_CHILD_CLEARTID) t.clear_child_tid = r.child_tid;
 }
 

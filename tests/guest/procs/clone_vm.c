@@ -1,10 +1,10 @@
 // Tests clone(CLONE_VM) without CLONE_THREAD or CLONE_VFORK: a process of its own (pid, parent, exit status,
-// signals) in its parent's memory. The child's writes and mmaps are the parent's; atomics between the two
-// lose nothing; a private futex wakes across them (Linux keys it by the shared mm); CLONE_FILES, CLONE_FS and
-// CLONE_SIGHAND share descriptors, the working directory and signal actions, and without them the child's
-// changes stay its own; a signal sent to the child runs its handler; death by a signal reaches waitpid; the
-// child outlives a parent that exits first or is killed by SIGKILL while running; an exec'ing child leaves
-// the memory and runs the new program.
+// signals) in its parent's memory, whose CLONE_PARENT_SETTID word holds its pid before it runs. The child's
+// writes and mmaps are the parent's; atomics between the two lose nothing; a private futex wakes across them
+// (Linux keys it by the shared mm); CLONE_FILES, CLONE_FS and CLONE_SIGHAND share descriptors, the working
+// directory and signal actions, and without them the child's changes stay its own; a signal sent to the child
+// runs its handler; death by a signal reaches waitpid; the child outlives a parent that exits first or is
+// killed by SIGKILL while running; an exec'ing child leaves the memory and runs the new program.
 //
 // The children share the calling thread's TLS (no CLONE_SETTLS), as with glibc's clone(): they use only raw
 // system calls and atomics, never stdio or malloc.
@@ -53,10 +53,12 @@ static long futex(atomic_int* word, int op, int val) {
 // --- identity, shared writes, exit status ---
 
 static volatile int written;
-static volatile pid_t child_saw_pid, child_saw_ppid;
+static volatile pid_t child_saw_pid, child_saw_ppid, child_saw_ptid;
+static volatile pid_t ptid;
 
 static int identity_child(void* arg) {
   (void)arg;
+  child_saw_ptid = ptid;  // CLONE_PARENT_SETTID: stored before the child runs (LTP clone08)
   child_saw_pid = (pid_t)syscall(SYS_getpid);
   child_saw_ppid = (pid_t)syscall(SYS_getppid);
   written = 4321;
@@ -64,6 +66,19 @@ static int identity_child(void* arg) {
 }
 
 static void test_identity(void) {
+  for (int i = 0; i < 20; i++) {
+    written = 0;
+    ptid = 0;
+    pid_t pid = clone(identity_child, new_stack(), CLONE_VM | CLONE_PARENT_SETTID | SIGCHLD, NULL, &ptid);
+    REQUIRE(pid > 0);
+    int status = wait_status(pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 7);
+    CHECK_EQ(written, 4321);
+    CHECK_EQ(child_saw_pid, pid);
+    CHECK_EQ(child_saw_ptid, pid);
+    CHECK_EQ(ptid, pid);
+    if (check_failures) break;
+  }
   written = 0;
   pid_t pid = spawn_vm(identity_child, SIGCHLD, NULL);
   REQUIRE(pid > 0);

@@ -138,8 +138,11 @@ SysResult sys_clock_nanosleep(Task& t, int32_t clockid, int32_t flags, GuestPtr<
     // An absolute sleep restarts unchanged unless a handler runs (hrtimer_nanosleep: -ERESTARTNOHAND).
     return signals::sleep_until(t, clockid, guest::to_host(g)) == 0 ? 0 : signals::kERESTARTNOHAND;
   }
-  const ::timespec deadline = signals::add(signals::now(clockid), guest::to_host(g));
-  return signals::relative_sleep(t, clockid, deadline, rem.addr);
+  // A relative sleep measures elapsed time, which setting CLOCK_REALTIME does not change: Linux times it on
+  // CLOCK_MONOTONIC (__hrtimer_init turns a relative CLOCK_REALTIME timer into a monotonic one).
+  const clockid_t clock = clockid == CLOCK_REALTIME ? CLOCK_MONOTONIC : clockid;
+  const ::timespec deadline = signals::add(signals::now(clock), guest::to_host(g));
+  return signals::relative_sleep(t, clock, deadline, rem.addr);
 }
 
 }  // namespace syscalls

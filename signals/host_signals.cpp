@@ -20,27 +20,42 @@
 namespace signals {
 namespace {
 
-// sync_host_signals' markers: a process-directed SIGRTMAX from this process, SI_QUEUE, with kSyncMagic in
-// the upper half of its value and the sequence number in the lower half.
+// The intake thread's markers: SIGRTMAX queued by this process itself, SI_QUEUE, with a magic number in the
+// upper half of its value and a number of the sender's in the lower half. sync_host_signals' carry a
+// sequence number, forward_to_intake's a slot.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
+constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
 
-bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
+siginfo_t marker(uint64_t magic, uint32_t number) {
+  siginfo_t si{};
+  si.si_signo = timer_host_signal();
+  si.si_code = SI_QUEUE;
+  si.si_pid = static_cast<int>(::getpid());
+  si.si_uid = ::getuid();
+  si.si_value.sival_ptr = reinterpret_cast<void*>(magic | number);
+  return si;
+}
+
+// True when the signal the intake thread took is a marker with `magic`; *number is its lower half.
+bool is_marker(long sig, const siginfo_t& hsi, uint64_t magic, uint32_t* number) {
   const auto v = reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr);
   if (sig != timer_host_signal() || hsi.si_code != SI_QUEUE || hsi.si_pid != ::getpid()) return false;
-  if ((v & ~uint64_t{0xffffffff}) != kSyncMagic) return false;
-  in.sync_acked.store(static_cast<uint32_t>(v), std::memory_order_release);
+  if ((v & ~uint64_t{0xffffffff}) != magic) return false;
+  *number = static_cast<uint32_t>(v);
+  return true;
+}
+
+bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
+  uint32_t seq;
+  if (!is_marker(sig, hsi, kSyncMagic, &seq)) return false;
+  in.sync_acked.store(seq, std::memory_order_release);
   in.sync_acked.notify_all();
   return true;
 }
 
-// forward_to_intake's markers: SIGRTMAX from this process, SI_QUEUE, kForwardMagic and the slot.
-constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
-
 bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
-  const auto v = reinterpret_cast<uintptr_t>(hsi->si_value.sival_ptr);
-  if (sig != timer_host_signal() || hsi->si_code != SI_QUEUE || hsi->si_pid != ::getpid()) return false;
-  if ((v & ~uint64_t{0xffffffff}) != kForwardMagic) return false;
-  const auto slot = static_cast<uint32_t>(v);
+  uint32_t slot;
+  if (!is_marker(sig, *hsi, kForwardMagic, &slot)) return false;
   if (slot >= HostIntake::kForwardSlots || in.forward_state[slot].load(std::memory_order_acquire) != 2) {
     return false;
   }
@@ -162,12 +177,7 @@ void sync_host_signals() {
   {
     std::lock_guard lk(in.sync_mu);
     seq = ++in.sync_next;
-    siginfo_t si{};
-    si.si_signo = timer_host_signal();
-    si.si_code = SI_QUEUE;
-    si.si_pid = pid;
-    si.si_uid = ::getuid();
-    si.si_value.sival_ptr = reinterpret_cast<void*>(kSyncMagic | seq);
+    siginfo_t si = marker(kSyncMagic, seq);
     if (::syscall(SYS_rt_sigqueueinfo, pid, si.si_signo, &si) != 0) return;
   }
   uint32_t a;
@@ -187,13 +197,8 @@ void forward_to_intake(const siginfo_t& si) {
     if (!in.forward_state[slot].compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
     in.forward_info[slot] = si;
     in.forward_state[slot].store(2, std::memory_order_release);
-    siginfo_t marker{};
-    marker.si_signo = timer_host_signal();
-    marker.si_code = SI_QUEUE;
-    marker.si_pid = pid;
-    marker.si_uid = ::getuid();
-    marker.si_value.sival_ptr = reinterpret_cast<void*>(kForwardMagic | static_cast<uint64_t>(slot));
-    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, marker.si_signo, &marker) != 0)
+    siginfo_t m = marker(kForwardMagic, static_cast<uint32_t>(slot));
+    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, m.si_signo, &m) != 0)
       in.forward_state[slot].store(0, std::memory_order_release);
     return;
   }

@@ -44,7 +44,7 @@ int64_t FutexTable::wait(AddressSpace& as, signals::Park& park, uint64_t addr, u
     b.waiters.push_back(&w);
   }
   while (true) {
-    const bool unparked = park.wait(deadline, clock);
+    const bool unparked = park.wait(deadline, clock, signals::spin_budget());
     std::lock_guard lk(b.mu);
     if (w.winner.load(std::memory_order_acquire) >= 0) return 0;
     // A wake may have raced with the interrupt or the timeout; being still queued means it did not.
@@ -217,7 +217,7 @@ int64_t FutexTable::waitv(AddressSpace& as, signals::Park& park, const WaitvEntr
     b.waiters.push_back(&w);
   }
   while (true) {
-    const bool unparked = park.wait(deadline, clock);
+    const bool unparked = park.wait(deadline, clock, signals::spin_budget());
     if (ws[0].winner.load(std::memory_order_acquire) >= 0 || !unparked || interrupted()) {
       dequeue_all(count);  // after this no waker can reach an entry, so `winner` is final
       const int winner = ws[0].winner.load(std::memory_order_acquire);

@@ -21,11 +21,6 @@
 namespace emu {
 namespace {
 
-bool multi_cpu() {
-  static const bool yes = sysconf(_SC_NPROCESSORS_ONLN) > 1;
-  return yes;
-}
-
 // A thread's state from /proc/.../stat: the letter after the command's closing parenthesis.
 char thread_state(const std::string& stat_path) {
   FILE* f = ::fopen(stat_path.c_str(), "re");
@@ -139,7 +134,7 @@ void RunLock::acquire(Vcpu* self, bool priority) {
   // after the minimum granularity for a woken thread, after a full slice for a CPU-bound one.
   const auto wait = priority ? kWakeGranularity : kSlice;
   if (signal && holder_ != nullptr) holder_.load()->request(Vcpu::kRequestYield);
-  const bool spin = priority && queue_.front() == self && multi_cpu();
+  const bool spin = priority && queue_.front() == self && signals::multi_cpu();
   lk.unlock();
   if (spin) {
     const uint64_t until = signals::now_ns() + std::chrono::nanoseconds(kSpin).count();

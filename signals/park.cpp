@@ -2,10 +2,12 @@
 #include "signals/park.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -60,7 +62,16 @@ void WakeList::flush() {
   count = 0;
 }
 
-bool Park::wait(const timespec* deadline, clockid_t clock) {
+bool Park::wait(const timespec* deadline, clockid_t clock, uint64_t spin_ns) {
+  if (spin_ns != 0) {
+    // sched_yield between looks, not a pause loop: on a busy host the waker may be queued for this CPU.
+    const uint64_t until = now_ns() + spin_ns;
+    do {
+      if (token_.load(std::memory_order_relaxed) != 0 && token_.exchange(0, std::memory_order_acquire) != 0)
+        return true;
+      sched_yield();
+    } while (now_ns() < until);
+  }
   while (token_.exchange(0, std::memory_order_acquire) == 0) {
     const int op =
         FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG | (clock == CLOCK_REALTIME ? FUTEX_CLOCK_REALTIME : 0);
@@ -77,6 +88,20 @@ void Park::unpark() {
     return;
   }
   futex_wake(word());
+}
+
+bool multi_cpu() {
+  static const bool yes = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+  return yes;
+}
+
+uint64_t spin_budget() {
+  static const uint64_t budget = [] {
+    if (const char* us = getenv("A64RUN_FUTEX_SPIN_US"))
+      return static_cast<uint64_t>(std::strtoull(us, nullptr, 10)) * 1000;
+    return multi_cpu() ? uint64_t{5000} : 0;
+  }();
+  return budget;
 }
 
 timespec now(clockid_t clock) {

@@ -25,8 +25,10 @@ class alignas(64) Park {
   static void unlock_pool();
 
   // Waits for an unpark or until the absolute `deadline` on `clock` (CLOCK_MONOTONIC or CLOCK_REALTIME;
-  // nullptr waits without a deadline). Returns true when unparked, false on timeout.
-  bool wait(const timespec* deadline, clockid_t clock);
+  // nullptr waits without a deadline). Returns true when unparked, false on timeout. With a `spin` budget
+  // (futex waits: see spin_budget) it first looks for the token for that long, yielding the CPU between
+  // looks, and only then sleeps in the host (a deadline can pass by up to the budget).
+  bool wait(const timespec* deadline, clockid_t clock, uint64_t spin_ns = 0);
   void unpark();
   // The futex word behind the park, for a host futex_waitv that also ends on unpark(): it is 0 while
   // nothing is pending. consume() takes a pending unpark.
@@ -47,6 +49,14 @@ struct WakeList {
 };
 // nullptr: the calling thread's unparks wake at once again.
 void defer_wakes(WakeList* into);
+
+// How long a futex wait looks for its wake before it sleeps in the host, in nanoseconds: 5 us on a host
+// with more than one CPU, 0 on one CPU (the waker cannot run while the waiter spins) or when the
+// environment says A64RUN_FUTEX_SPIN_US=N (0 turns it off). A sleep and its wakeup cost each side 10-15 us
+// of host scheduling on a virtual machine, so a partner that answers within the budget saves both.
+uint64_t spin_budget();
+// Whether the host has more than one CPU online.
+bool multi_cpu();
 
 // Deadline helpers on CLOCK_MONOTONIC/REALTIME.
 timespec now(clockid_t clock);

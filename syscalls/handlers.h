@@ -21,3 +21,4 @@
 #include "syscalls/sys_time.h"
 #include "syscalls/sys_timer.h"
 #include "syscalls/sys_wait.h"
+#include "syscalls/sys_xattr.h"

@@ -13,6 +13,14 @@ namespace syscalls {
 // before anything is touched).
 inline void* const kHostFaultAddr = reinterpret_cast<void*>(uintptr_t{1} << 63);
 
+// A guest buffer for a host call: its host address, nullptr for a NULL guest pointer, or kHostFaultAddr when
+// it is not mapped with `prot`, so the host reports EFAULT in its own order among its other checks.
+inline void* host_buf(emu::AddressSpace& as, uint64_t addr, uint64_t len, int prot) {
+  if (addr == 0) return nullptr;
+  uint8_t* p = emu::host_range(as, addr, len, prot);
+  return p != nullptr ? p : kHostFaultAddr;
+}
+
 // Copies the guest struct behind `p` in, converts it with to_host (namespace guest) into *host, and returns
 // the pointer to give the host call: host, nullptr for a NULL guest pointer (which the host then treats as
 // the guest's kernel would), or kHostFaultAddr when the guest memory does not copy in. The host then faults

@@ -83,7 +83,7 @@ SysResult set_filter(Task& t, int fd, int optname, uint64_t optval, int optlen) 
     if (emu::copy_in(t.as(), &g, optval, sizeof g) != 0) {
       value = kHostFaultAddr;
     } else {
-      void* prog = host_buf(t, g.filter, uint64_t{g.len} * sizeof(guest::sock_filter), PROT_READ);
+      void* prog = host_buf(t.as(), g.filter, uint64_t{g.len} * sizeof(guest::sock_filter), PROT_READ);
       h = guest::to_host(g, static_cast<::sock_filter*>(prog));
     }
   }
@@ -114,12 +114,6 @@ int64_t sock_blocking(int fd, uint32_t msg_flags) {
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0) return guest::neg_errno();
   return !(msg_flags & guest::kMSG_DONTWAIT) && !(fl & O_NONBLOCK) ? 1 : 0;
-}
-
-void* host_buf(Task& t, uint64_t addr, uint64_t len, int prot) {
-  if (addr == 0) return nullptr;
-  uint8_t* p = emu::host_range(t.as(), addr, len, prot);
-  return p != nullptr ? p : kHostFaultAddr;
 }
 
 const ::sockaddr* sockaddr_for_host(Task& t, uint64_t addr, int64_t len, ::sockaddr_storage* buf) {
@@ -224,7 +218,7 @@ SysResult sys_setsockopt(Task& t, int fd, int level, int optname, GuestPtr<const
       (optname == guest::kSO_ATTACH_FILTER || optname == guest::kSO_ATTACH_REUSEPORT_CBPF)) {
     return set_filter(t, fd, optname, optval.addr, optlen);
   }
-  const void* value = host_buf(t, optval.addr, static_cast<uint64_t>(optlen), PROT_READ);
+  const void* value = host_buf(t.as(), optval.addr, static_cast<uint64_t>(optlen), PROT_READ);
   return from_host(::setsockopt(fd, level, optname, value, static_cast<socklen_t>(optlen)));
 }
 
@@ -245,8 +239,8 @@ SysResult sys_getsockopt(Task& t, int fd, int level, int optname, GuestPtr<uint8
   }
   std::array<uint8_t, kBounce> bounce{};
   const bool bounced = !optval.null() && len >= 0 && len <= kBounce;
-  void* value =
-      bounced ? bounce.data() : host_buf(t, optval.addr, static_cast<uint64_t>(std::max(len, 0)), PROT_WRITE);
+  void* value = bounced ? bounce.data()
+                        : host_buf(t.as(), optval.addr, static_cast<uint64_t>(std::max(len, 0)), PROT_WRITE);
   if (::getsockopt(fd, level, optname, value, len_ptr) != 0) {
     // SO_PEERSEC and SO_PEERGROUPS answer a short buffer with ERANGE and the length they need.
     const int64_t err = guest::neg_errno();

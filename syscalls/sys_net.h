@@ -43,9 +43,6 @@ int64_t sock_transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending
 // bad fd.
 int64_t sock_blocking(int fd, uint32_t msg_flags);
 
-// A guest buffer for a host call: its host address, nullptr for a NULL guest pointer, or kHostFaultAddr when
-// it is not mapped with `prot`, so the host reports EFAULT in its own order among its other checks.
-void* host_buf(Task& t, uint64_t addr, uint64_t len, int prot);
 // move_addr_to_kernel for a host call: the guest sockaddr (at most sizeof(sockaddr_storage) bytes of it, the
 // host judges `len` itself) copied into *buf, nullptr for a NULL one, or kHostFaultAddr when it does not
 // copy.

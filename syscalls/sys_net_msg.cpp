@@ -17,6 +17,7 @@
 #include "syscalls/abi/cmsg.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 #include "syscalls/sys_file.h"
 #include "syscalls/sys_net.h"
 #include "syscalls/sys_poll.h"
@@ -232,7 +233,7 @@ SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len,
                      GuestPtr<const uint8_t> addr, int addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t, buf.addr, len, PROT_READ), len};
+  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_READ), len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
@@ -250,7 +251,7 @@ SysResult sys_recvfrom(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t len, uin
                        GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t, buf.addr, len, PROT_WRITE), len};
+  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_WRITE), len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;

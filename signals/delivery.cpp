@@ -239,4 +239,37 @@ void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored
   }
 }
 
+HostExecSignals::HostExecSignals(emu::Task& t) {
+  uint64_t ignored = 0;
+  uint64_t blocked = 0;
+  {
+    ProcessSignals& ps = t.proc().signals();
+    std::lock_guard lk(ps.sig_lock);
+    for (int sig = 1; sig <= kNumSignals; ++sig) {
+      if (ps.actions[sig - 1].handler == guest::kSIG_IGN) ignored |= sig_bit(sig);
+    }
+    blocked = t.sig().blocked;
+  }
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (guest::kUnblockableSignals & sig_bit(sig)) continue;
+    KernelAction cur{};
+    if (::syscall(SYS_rt_sigaction, sig, nullptr, &cur, 8) != 0) continue;
+    const bool want_ignored = (ignored & sig_bit(sig)) != 0;
+    if (want_ignored == (cur.handler == reinterpret_cast<uint64_t>(SIG_IGN))) continue;
+    // Only ignored or not matters: a handler becomes SIG_DFL at the exec.
+    const KernelAction next{reinterpret_cast<uint64_t>(want_ignored ? SIG_IGN : SIG_DFL), 0, 0, 0};
+    if (::syscall(SYS_rt_sigaction, sig, &next, nullptr, 8) != 0) continue;
+    old_[sig - 1] = cur;
+    changed_ |= sig_bit(sig);
+  }
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &old_mask_, 8);
+}
+
+HostExecSignals::~HostExecSignals() {
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask_, nullptr, 8);
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    if (changed_ & sig_bit(sig)) ::syscall(SYS_rt_sigaction, sig, &old_[sig - 1], nullptr, 8);
+  }
+}
+
 }  // namespace signals

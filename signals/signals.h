@@ -67,4 +67,24 @@ uint64_t map_trampoline(emu::Process& proc);
 std::string exec_state_arg(emu::Task& t);
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
 
+// An execve of a host program (sys_exec.cpp: the host runs it, as under qemu-user) inherits the host
+// thread's mask and the host's ignored signals, so for the exec they become the guest's: its blocked
+// signals, and SIG_IGN for exactly the signals it ignores (a64run ignores SIGPIPE for itself; its handlers
+// become SIG_DFL at the exec anyway). Destroying it puts a64run's own back, for an exec that failed.
+class HostExecSignals {
+ public:
+  explicit HostExecSignals(emu::Task& t);
+  ~HostExecSignals();
+  HostExecSignals(const HostExecSignals&) = delete;
+  HostExecSignals& operator=(const HostExecSignals&) = delete;
+
+ private:
+  struct KernelAction {  // the host kernel's struct sigaction (rt_sigaction's layout)
+    uint64_t handler, flags, restorer, mask;
+  };
+  uint64_t old_mask_ = 0;
+  uint64_t changed_ = 0;  // the signals whose host action was replaced
+  KernelAction old_[kNumSignals] = {};
+};
+
 }  // namespace signals

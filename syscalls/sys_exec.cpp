@@ -1,6 +1,7 @@
 // This file implements execve: the new program is checked here (so failures return an errno to the caller,
-// with its threads intact), then a64run execs itself with the same options on it. The host's execve ends
-// every other thread and keeps close-on-exec semantics for the guest's descriptors.
+// with its threads intact), then a64run execs itself with the same options on it, or, for a program of the
+// host's architecture, the host execs that program. The host's execve ends every other thread and keeps
+// close-on-exec semantics for the guest's descriptors.
 #include "syscalls/sys_exec.h"
 
 #include <elf.h>
@@ -50,6 +51,17 @@ std::string exec_host_path(Task& t, const std::string& program) {
   return t.proc().host_path(program);
 }
 
+// resolve_program's answer for a program of the host's own architecture.
+constexpr int64_t kHostProgram = 1;
+#if defined(__x86_64__)
+constexpr uint16_t kHostMachine = EM_X86_64;
+#elif defined(__aarch64__)
+constexpr uint16_t kHostMachine = EM_AARCH64;
+#else
+#error "a64run: name this host's ELF machine"
+#endif
+
+// Returns 0 for an arm64 program, kHostProgram for one of the host's architecture, or -errno.
 int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
   const std::string host = exec_host_path(t, *program);
   const int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC);
@@ -64,7 +76,9 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   if (n >= 20 && memcmp(head, ELFMAG, SELFMAG) == 0) {
     uint16_t machine;
     memcpy(&machine, head + 18, 2);
-    return machine == EM_AARCH64 && head[EI_CLASS] == ELFCLASS64 ? 0 : -ENOEXEC;
+    if (head[EI_CLASS] != ELFCLASS64) return -ENOEXEC;
+    if (machine == EM_AARCH64) return 0;
+    return machine == kHostMachine ? kHostProgram : -ENOEXEC;
   }
   if (n < 2 || head[0] != '#' || head[1] != '!' || depth >= kMaxScriptDepth) return -ENOEXEC;
   std::string line(head + 2, static_cast<size_t>(n - 2));
@@ -88,8 +102,34 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   return resolve_program(t, program, args, depth + 1);
 }
 
+// An exec of a program of the host's architecture: the host runs it, as it does under qemu-user, with the
+// guest's arguments, environment, signal mask and ignored signals. A guest's shell tools, popen and system
+// reach the host's /bin/sh that way when the sysroot has none.
+int64_t exec_host_program(Task& t, const std::string& program, std::vector<std::string> args,
+                          std::vector<std::string> env) {
+  const std::string host = exec_host_path(t, program);
+  std::vector<char*> av, ev;
+  for (auto& s : args) av.push_back(s.data());
+  av.push_back(nullptr);
+  for (auto& s : env) ev.push_back(s.data());
+  ev.push_back(nullptr);
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  fflush(nullptr);
+  t.proc().execing.store(true, std::memory_order_release);
+  int err;
+  {
+    const signals::HostExecSignals inherited(t);
+    ::execve(host.c_str(), av.data(), ev.data());
+    err = errno;
+  }
+  t.proc().execing.store(false, std::memory_order_release);
+  return -err;
+}
+
 int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std::vector<std::string> env) {
-  if (int64_t r = resolve_program(t, &program, &args, 0); r < 0) return r;
+  const int64_t kind = resolve_program(t, &program, &args, 0);
+  if (kind < 0) return kind;
+  if (kind == kHostProgram) return exec_host_program(t, program, std::move(args), std::move(env));
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});

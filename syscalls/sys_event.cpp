@@ -3,8 +3,10 @@
 // interruptible poll), eventfd2, and timerfds passed to the host (their reads go through sys_read's fd wait).
 #include "syscalls/sys_event.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
 #include <sys/timerfd.h>
 
 #include <algorithm>
@@ -17,6 +19,8 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/eventfd.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
+#include "syscalls/procfs.h"
 #include "syscalls/sys_poll.h"
 
 namespace syscalls {
@@ -133,6 +137,28 @@ SysResult sys_timerfd_gettime(Task& t, int fd, GuestPtr<guest::itimerspec> curr_
   if (::timerfd_gettime(fd, &h) != 0) return guest::neg_errno();
   if (curr_value.write(t.as(), guest::to_guest(h)) != 0) return -EFAULT;
   return 0;
+}
+
+SysResult sys_inotify_init1(Task&, int flags) {
+  return from_host(::inotify_init1(flags));
+}
+
+// inotify_add_watch(2): the host checks the mask and the fd before it looks the path up, so a path that
+// does not read goes to it as a faulting address and its EFAULT comes in that order.
+SysResult sys_inotify_add_watch(Task& t, int fd, GuestCStr path, uint32_t mask) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  GuestPath p;
+  const int64_t r = read_guest_path(t, AT_FDCWD, path, &p);
+  if (r < 0 && r != -EFAULT) return r;
+  const char* host = r == -EFAULT              ? static_cast<const char*>(kHostFaultAddr)
+                     : (mask & IN_DONT_FOLLOW) ? p.nofollow().c_str()
+                                               : p.host.c_str();
+  return from_host(::inotify_add_watch(fd, host, mask));
+}
+
+SysResult sys_inotify_rm_watch(Task&, int fd, int wd) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return from_host(::inotify_rm_watch(fd, wd));
 }
 
 }  // namespace syscalls

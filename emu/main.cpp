@@ -104,6 +104,7 @@ bool parse_signal_delay(const std::string& a, bool* bad) {
 
 // Parses the command line into opts; returns -1 to continue, or an exit status.
 int parse_args(int argc, char** argv, emu::Options* opts) {
+  signals::host_signal_state(&opts->exec_blocked, &opts->exec_ignored);
   std::string argv0;
   for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
   if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;

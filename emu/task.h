@@ -33,8 +33,9 @@ struct Options {
   std::string program;            // host path of the guest executable
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
-  // What a guest execve carries into the new program (--exec-signal-state, given by a64run to itself): the
-  // exec'ing thread's blocked signals and the signals set to SIG_IGN, as execve(2) keeps them.
+  // The blocked and ignored signals the program starts with, as execve(2) keeps them: those a64run itself
+  // was started with (a host parent's: nohup's SIGHUP, a shell's SIGINT for a background job), or, when a
+  // guest execve re-executes a64run, the exec'ing thread's (--exec-signal-state, given by a64run to itself).
   uint64_t exec_blocked = 0;
   uint64_t exec_ignored = 0;
 };

@@ -239,6 +239,18 @@ void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored
   }
 }
 
+void host_signal_state(uint64_t* blocked, uint64_t* ignored) {
+  *blocked = 0;
+  *ignored = 0;
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, nullptr, blocked, 8);
+  for (int sig = 1; sig <= kNumSignals; ++sig) {
+    KernelSigaction act{};
+    if (::syscall(SYS_rt_sigaction, sig, nullptr, &act, 8) == 0 &&
+        act.handler == reinterpret_cast<uint64_t>(SIG_IGN))
+      *ignored |= sig_bit(sig);
+  }
+}
+
 HostExecSignals::HostExecSignals(emu::Task& t) {
   uint64_t ignored = 0;
   uint64_t blocked = 0;
@@ -252,12 +264,12 @@ HostExecSignals::HostExecSignals(emu::Task& t) {
   }
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     if (guest::kUnblockableSignals & sig_bit(sig)) continue;
-    KernelAction cur{};
+    KernelSigaction cur{};
     if (::syscall(SYS_rt_sigaction, sig, nullptr, &cur, 8) != 0) continue;
     const bool want_ignored = (ignored & sig_bit(sig)) != 0;
     if (want_ignored == (cur.handler == reinterpret_cast<uint64_t>(SIG_IGN))) continue;
     // Only ignored or not matters: a handler becomes SIG_DFL at the exec.
-    const KernelAction next{reinterpret_cast<uint64_t>(want_ignored ? SIG_IGN : SIG_DFL), 0, 0, 0};
+    const KernelSigaction next{reinterpret_cast<uint64_t>(want_ignored ? SIG_IGN : SIG_DFL), 0, 0, 0};
     if (::syscall(SYS_rt_sigaction, sig, &next, nullptr, 8) != 0) continue;
     old_[sig - 1] = cur;
     changed_ |= sig_bit(sig);

@@ -66,11 +66,19 @@ uint64_t map_trampoline(emu::Process& proc);
 // signal is taken.
 std::string exec_state_arg(emu::Task& t);
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
+// The host thread's blocked signals and the host's ignored ones, as a64run was started with them: a
+// program a64run starts inherits them as from an execve.
+void host_signal_state(uint64_t* blocked, uint64_t* ignored);
 
 // An execve of a host program (sys_exec.cpp: the host runs it, as under qemu-user) inherits the host
 // thread's mask and the host's ignored signals, so for the exec they become the guest's: its blocked
 // signals, and SIG_IGN for exactly the signals it ignores (a64run ignores SIGPIPE for itself; its handlers
 // become SIG_DFL at the exec anyway). Destroying it puts a64run's own back, for an exec that failed.
+// The host kernel's struct sigaction, as rt_sigaction(2) reads and writes it.
+struct KernelSigaction {
+  uint64_t handler, flags, restorer, mask;
+};
+
 class HostExecSignals {
  public:
   explicit HostExecSignals(emu::Task& t);
@@ -79,12 +87,9 @@ class HostExecSignals {
   HostExecSignals& operator=(const HostExecSignals&) = delete;
 
  private:
-  struct KernelAction {  // the host kernel's struct sigaction (rt_sigaction's layout)
-    uint64_t handler, flags, restorer, mask;
-  };
   uint64_t old_mask_ = 0;
   uint64_t changed_ = 0;  // the signals whose host action was replaced
-  KernelAction old_[kNumSignals] = {};
+  KernelSigaction old_[kNumSignals] = {};
 };
 
 }  // namespace signals

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,15 +54,34 @@ static unsigned long long status_field(const char* text, const char* key) {
   return at ? strtoull(at + strlen(key), NULL, 16) : ~0ull;
 }
 
+// The signals ignored when the test started (rt_sigaction directly: glibc refuses 32 and 33), which the
+// test's own environment may have set (ctest ignores 32 and 33) and which pass on.
+static unsigned long long ignored_at_start(void) {
+  unsigned long long set = 0;
+  for (int sig = 1; sig <= 64; sig++) {
+    struct {
+      unsigned long handler, flags, restorer, mask;
+    } act = {0};
+    if (syscall(SYS_rt_sigaction, sig, NULL, &act, 8) == 0 && act.handler == (unsigned long)SIG_IGN)
+      set |= 1ull << (sig - 1);
+  }
+  return set;
+}
+
 static void test_signal_state(void) {
+  const unsigned long long inherited = ignored_at_start();
   char out[512];
   char* argv[] = {"/usr/bin/grep", "-E", "^Sig(Blk|Ign)", "/proc/self/status", NULL};
   char* envp[] = {NULL};
   const int status = run_capture(argv, envp, ignore_hup_block_usr2, out, sizeof out);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  // Exactly the guest's: SIGUSR2 blocked, SIGHUP ignored; not SIGPIPE, not the emulator's wake signal.
+  // Exactly the guest's: SIGUSR2 blocked, SIGHUP ignored besides what the test inherited; not SIGPIPE
+  // (unless inherited), not the emulator's wake signal.
   CHECK_EQ(status_field(out, "SigBlk:"), 1ull << (SIGUSR2 - 1));
-  CHECK_EQ(status_field(out, "SigIgn:"), 1ull << (SIGHUP - 1));
+  // qemu-aarch64 7.2 shows the guest signals 32 and up at their defaults, but the host process it execs
+  // inherits the host's ignored ones there (ctest's 32): it compares the standard signals only.
+  const unsigned long long compared = on_reference_qemu() ? 0x7fffffffull : ~0ull;
+  CHECK_EQ(status_field(out, "SigIgn:") & compared, (inherited | 1ull << (SIGHUP - 1)) & compared);
 }
 
 static void test_args_env_status(void) {

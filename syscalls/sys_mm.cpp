@@ -2,8 +2,10 @@
 #include "syscalls/sys_mm.h"
 
 #include <fcntl.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <vector>
@@ -78,6 +80,16 @@ SysResult sys_mlock(Task& t, uint64_t addr, uint64_t len) {
   if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
   return ::mlock(t.as().host(start), span) == 0 ? 0 : -errno;
 }
+// mlock2(2): mlock with MLOCK_ONFAULT, the one flag Linux knows.
+SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
+  if (flags & ~MLOCK_ONFAULT) return -EINVAL;
+  const uint64_t start = emu::page_down(addr);
+  const uint64_t span = emu::page_up(addr + len) - start;
+  std::shared_lock lk(t.as().lock());
+  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
+  return ::mlock2(t.as().host(start), span, static_cast<unsigned>(flags)) == 0 ? 0 : -errno;
+}
+
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
   const uint64_t start = emu::page_down(addr);
   const uint64_t span = emu::page_up(addr + len) - start;
@@ -91,6 +103,18 @@ SysResult sys_mlockall(Task&, int flags) {
 }
 SysResult sys_munlockall(Task&) {
   return ::munlockall() == 0 ? 0 : -errno;
+}
+
+// membarrier(2): the guest's threads are the host process's threads, so the host's barriers on them are
+// the guest's. The rseq commands are refused (EINVAL), as by a kernel without rseq: a64run has no rseq,
+// and MEMBARRIER_CMD_QUERY leaves them out.
+SysResult sys_membarrier(Task&, int cmd, uint32_t flags, int cpu_id) {
+  constexpr int kRseqCommands =
+      MEMBARRIER_CMD_PRIVATE_EXPEDITED_RSEQ | MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_RSEQ;
+  if (cmd & kRseqCommands) return -EINVAL;
+  const long r = ::syscall(SYS_membarrier, cmd, flags, cpu_id);
+  if (r < 0) return -errno;
+  return cmd == MEMBARRIER_CMD_QUERY ? (r & ~kRseqCommands) : r;
 }
 
 }  // namespace syscalls

@@ -259,6 +259,23 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   return sig == 0 ? 0 : signals::send_to_thread(*target, si);
 }
 
+namespace {
+
+// The process a pidfd names (its fdinfo's Pid line), -1 when it is not one.
+int pidfd_target(int pidfd) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
+  int target = -1;
+  if (FILE* f = fopen(path, "re")) {
+    char line[128];
+    while (fgets(line, sizeof line, f)) sscanf(line, "Pid: %d", &target);
+    fclose(f);
+  }
+  return target;
+}
+
+}  // namespace
+
 SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,
                                 uint32_t flags) {
   if (flags != 0 || sig < 0 || sig > signals::kNumSignals) return -EINVAL;
@@ -266,20 +283,25 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
   guest::siginfo si{};
   if (!info.null() && info.read(t.as(), &si) != 0) return -EFAULT;
   // The pidfd names a host process; for this process a64run queues the signal itself.
-  char path[64];
-  snprintf(path, sizeof path, "/proc/self/fdinfo/%d", pidfd);
-  int target = -1;
-  if (FILE* f = fopen(path, "r")) {
-    char line[128];
-    while (fgets(line, sizeof line, f)) sscanf(line, "Pid: %d", &target);
-    fclose(f);
-  }
-  if (target != ::getpid())
+  if (pidfd_target(pidfd) != ::getpid())
     return guest::from_host(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
   if (sig == 0) return 0;
   if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
   si.si_signo = sig;
   return signals::send_to_process(t.proc(), si);
+}
+
+// pidfd_open(2): guest pids are the host's, so the host's pidfd is the guest's.
+SysResult sys_pidfd_open(Task&, int pid, uint32_t flags) {
+  return guest::from_host(::syscall(SYS_pidfd_open, pid, flags));
+}
+
+// pidfd_getfd(2): another process's fd numbers are the host's (a64run's guests use host descriptors); in
+// this process, the emulator's own are not the guest's to take.
+SysResult sys_pidfd_getfd(Task&, int pidfd, int targetfd, uint32_t flags) {
+  if (is_reserved_fd(pidfd)) return -EBADF;
+  if (is_reserved_fd(targetfd) && pidfd_target(pidfd) == ::getpid()) return -EBADF;
+  return guest::from_host(::syscall(SYS_pidfd_getfd, pidfd, targetfd, flags));
 }
 
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {

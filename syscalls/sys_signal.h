@@ -22,6 +22,8 @@ SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::s
 SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<const guest::siginfo> info);
 SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,
                                 uint32_t flags);
+SysResult sys_pidfd_open(Task& t, int pid, uint32_t flags);
+SysResult sys_pidfd_getfd(Task& t, int pidfd, int targetfd, uint32_t flags);
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old);
 SysResult sys_rt_sigreturn(Task& t);
 SysResult sys_restart_syscall(Task& t);

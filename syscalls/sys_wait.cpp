@@ -5,6 +5,7 @@
 #include "signals/host_signals.h"
 #include "signals/signals.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -70,14 +71,18 @@ SysResult sys_waitid(Task& t, int idtype, int id, uint64_t infop, int options, u
   if (options & ~kWaitidOptions) return -EINVAL;
   siginfo_t si{};
   struct rusage ru {};
+  // A wait on a non-blocking pidfd does not wait: EAGAIN while the child runs, unless WNOHANG asked for a
+  // plain 0 (the host's kernel_waitid, which never sees the guest's options without WNOHANG).
+  const bool nonblocking_pidfd = idtype == P_PIDFD && (::fcntl(id, F_GETFL) & O_NONBLOCK) != 0;
   // waitid with WNOHANG returns 0 both for "no child yet" and for a child: si_pid tells them apart.
-  const int64_t r = wait_for_child(t, options & WNOHANG, [&]() -> int64_t {
+  const int64_t r = wait_for_child(t, (options & WNOHANG) || nonblocking_pidfd, [&]() -> int64_t {
     si.si_pid = 0;
     const long n = ::syscall(SYS_waitid, idtype, id, &si, options | WNOHANG, rusage ? &ru : nullptr);
     if (n < 0) return -errno;
     return si.si_pid != 0 ? 1 : 0;
   });
   if (r < 0) return r;
+  if (r == 0 && nonblocking_pidfd && !(options & WNOHANG)) return -EAGAIN;
   static_assert(sizeof(siginfo_t) == 128);
   if (infop && emu::copy_out(t.as(), infop, &si, sizeof si) != 0) return -EFAULT;
   if (rusage && emu::copy_out(t.as(), rusage, &ru, sizeof ru) != 0) return -EFAULT;

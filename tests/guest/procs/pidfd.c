@@ -1,0 +1,128 @@
+// Tests pidfds: pidfd_open on a child (PIDFD_NONBLOCK, close-on-exec always), poll for its exit, waitid
+// with P_PIDFD, pidfd_send_signal through it, pidfd_getfd of the child's descriptor, and the errors (bad
+// flags, no such process, a thread that is not a leader, bad fds).
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#ifndef PIDFD_NONBLOCK
+#define PIDFD_NONBLOCK O_NONBLOCK
+#endif
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
+
+static int pidfd_open(pid_t pid, unsigned flags) {
+  return (int)syscall(SYS_pidfd_open, pid, flags);
+}
+
+// A child that waits for its parent to close the write end of `hold`; it keeps `keep` (a pipe's write end,
+// which it first writes "from child" to) open for pidfd_getfd.
+static pid_t child_waiting(int hold[2], int keep) {
+  pid_t pid = REQUIRE_SYS(fork());
+  if (pid == 0) {
+    char c;
+    close(hold[1]);
+    (void)!write(keep, "from child", 10);
+    (void)!read(hold[0], &c, 1);
+    _exit(5);
+  }
+  close(hold[0]);
+  return pid;
+}
+
+static void test_wait_and_getfd(void) {
+  int hold[2], data[2];
+  REQUIRE_SYS(pipe(hold));
+  REQUIRE_SYS(pipe(data));
+  pid_t pid = child_waiting(hold, data[1]);
+  int pfd = REQUIRE_SYS(pidfd_open(pid, 0));
+  CHECK(fcntl(pfd, F_GETFD) & FD_CLOEXEC);  // always close-on-exec
+  struct pollfd p = {pfd, POLLIN, 0};
+  CHECK_EQ(poll(&p, 1, 0), 0);  // still running
+  // The child's write end of `data`, taken through the pidfd: a new descriptor of ours for the same pipe.
+  char buf[16] = {0};
+  CHECK_EQ(read(data[0], buf, 10), 10);
+  int taken = (int)syscall(SYS_pidfd_getfd, pfd, data[1], 0);
+  CHECK(taken >= 0);
+  if (taken >= 0) {
+    CHECK(fcntl(taken, F_GETFD) & FD_CLOEXEC);
+    CHECK_EQ(write(taken, "x", 1), 1);
+    CHECK_EQ(read(data[0], buf, 1), 1);
+    close(taken);
+  }
+  CHECK_ERRNO(syscall(SYS_pidfd_getfd, pfd, 999, 0), EBADF);  // not open in the child
+  CHECK_ERRNO(syscall(SYS_pidfd_getfd, pfd, data[1], 1), EINVAL);
+  close(hold[1]);  // let it exit
+  CHECK_EQ(poll(&p, 1, 5000), 1);
+  CHECK(p.revents & POLLIN);
+  siginfo_t si = {0};
+  CHECK_SYS(waitid((idtype_t)P_PIDFD, (id_t)pfd, &si, WEXITED));
+  CHECK_EQ(si.si_pid, pid);
+  CHECK_EQ(si.si_code, CLD_EXITED);
+  CHECK_EQ(si.si_status, 5);
+  CHECK_SYS(close(pfd));
+  close(data[0]);
+  close(data[1]);
+}
+
+static void test_signal_through_pidfd(void) {
+  int hold[2], data[2];
+  REQUIRE_SYS(pipe(hold));
+  REQUIRE_SYS(pipe(data));
+  pid_t pid = child_waiting(hold, data[1]);
+  int pfd = REQUIRE_SYS(pidfd_open(pid, PIDFD_NONBLOCK));
+  CHECK(fcntl(pfd, F_GETFL) & O_NONBLOCK);
+  siginfo_t si = {0};
+  // Non-blocking: waitid on a running child says EAGAIN.
+  CHECK_ERRNO(waitid((idtype_t)P_PIDFD, (id_t)pfd, &si, WEXITED), EAGAIN);
+  CHECK_SYS(syscall(SYS_pidfd_send_signal, pfd, SIGTERM, NULL, 0));
+  struct pollfd p = {pfd, POLLIN, 0};
+  CHECK_EQ(poll(&p, 1, 5000), 1);
+  CHECK_SYS(waitid((idtype_t)P_PIDFD, (id_t)pfd, &si, WEXITED));
+  CHECK_EQ(si.si_code, CLD_KILLED);
+  CHECK_EQ(si.si_status, SIGTERM);
+  close(pfd);
+  close(hold[1]);
+  close(data[0]);
+  close(data[1]);
+}
+
+static void* idle_thread(void* arg) {
+  *(pid_t*)arg = gettid();
+  pause();
+  return NULL;
+}
+
+static void test_errors(void) {
+  CHECK_ERRNO(pidfd_open(getpid(), 1), EINVAL);  // no such flag
+  CHECK_ERRNO(pidfd_open(-1, 0), EINVAL);
+  CHECK_ERRNO(pidfd_open(0x3ffffff0, 0), ESRCH);
+  volatile pid_t tid = 0;
+  pthread_t th;
+  REQUIRE(pthread_create(&th, NULL, idle_thread, (void*)&tid) == 0);
+  while (tid == 0) usleep(1000);
+  CHECK_ERRNO(pidfd_open(tid, 0), ENOENT);  // a thread that does not lead a thread group
+  int self = REQUIRE_SYS(pidfd_open(getpid(), 0));
+  CHECK_ERRNO(syscall(SYS_pidfd_getfd, -1, 0, 0), EBADF);
+  int p[2];
+  REQUIRE_SYS(pipe(p));
+  CHECK_ERRNO(syscall(SYS_pidfd_getfd, p[0], 0, 0), EBADF);  // not a pidfd
+  close(p[0]);
+  close(p[1]);
+  close(self);
+}
+
+int main(void) {
+  test_wait_and_getfd();
+  test_signal_through_pidfd();
+  test_errors();
+  return check_done();
+}

@@ -112,12 +112,15 @@ void AddressSpace::remove_range_locked(uint64_t start, uint64_t end) {
   }
 }
 
-void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
+int64_t AddressSpace::try_release_host_locked(uint64_t start, uint64_t end) {
   // Return the pages to the PROT_NONE reservation; never host-munmap inside the window (a uc instance maps
   // it).
-  void* p = ::mmap(host(start), end - start, PROT_NONE, kReserveFlags, -1, 0);
-  if (p == MAP_FAILED) {
-    fmt::print(stderr, "a64run: fatal: cannot return guest pages to the reservation: {}\n", strerror(errno));
+  return ::mmap(host(start), end - start, PROT_NONE, kReserveFlags, -1, 0) == MAP_FAILED ? -errno : 0;
+}
+
+void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
+  if (const int64_t r = try_release_host_locked(start, end); r < 0) {
+    fmt::print(stderr, "a64run: fatal: cannot return guest pages to the reservation: {}\n", strerror(-r));
     abort();
   }
 }
@@ -205,8 +208,10 @@ int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
   if (any_access(addr, addr + len)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (!overlaps_locked(addr, addr + len)) return 0;
+  // First the host: unmapping the middle of a mapping splits it, and past the host's map count limit
+  // (vm.max_map_count) the host refuses with ENOMEM, which is what Linux answers the guest then.
+  if (const int64_t r = try_release_host_locked(addr, addr + len); r < 0) return r;
   remove_range_locked(addr, addr + len);
-  release_host_locked(addr, addr + len);
   bump_generation();
   return 0;
 }

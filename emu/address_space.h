@@ -141,7 +141,8 @@ class AddressSpace {
   int64_t find_free_locked(uint64_t len, uint64_t hint) const;
   void split_at_locked(uint64_t addr);
   void remove_range_locked(uint64_t start, uint64_t end);
-  void release_host_locked(uint64_t start, uint64_t end);
+  void release_host_locked(uint64_t start, uint64_t end);         // aborts when the host refuses
+  int64_t try_release_host_locked(uint64_t start, uint64_t end);  // 0 or -errno
   int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
   int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
   int64_t move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,

@@ -23,15 +23,20 @@ SysResult sys_brk(Task& t, uint64_t addr) {
 SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset) {
   emu::MapSource src;
   if (!(flags & MAP_ANONYMOUS)) {
+    // In Linux's order: the fd (an O_PATH one is no file to map), the length, the mapping type, the access
+    // mode, and only then whether the file can be mapped at all.
     if (is_reserved_fd(fd)) return -EBADF;
+    const int acc = ::fcntl(fd, F_GETFL);
+    if (acc < 0) return -errno;
+    if (acc & O_PATH) return -EBADF;
+    if (len == 0) return -EINVAL;
+    const int type = flags & 0x0f;  // MAP_TYPE
+    if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE) return -EINVAL;
+    if (type != MAP_PRIVATE && (prot & PROT_WRITE) && (acc & O_ACCMODE) != O_RDWR) return -EACCES;
+    if ((acc & O_ACCMODE) == O_WRONLY) return -EACCES;
     struct stat st {};
     if (::fstat(fd, &st) != 0) return -errno;
     if (S_ISDIR(st.st_mode)) return -ENODEV;
-    const int acc = ::fcntl(fd, F_GETFL);
-    if (acc < 0) return -errno;
-    if ((acc & O_ACCMODE) == O_WRONLY) return -EACCES;
-    if ((flags & MAP_SHARED_VALIDATE) != MAP_PRIVATE && (prot & PROT_WRITE) && (acc & O_ACCMODE) != O_RDWR)
-      return -EACCES;
     src.host_fd = fd;
     src.offset = offset;
     src.dev = st.st_dev;
@@ -39,7 +44,10 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
     src.name = fd_path(fd);
   }
   if (flags & MAP_HUGETLB) return -EINVAL;  // no huge pages behind the guest window
-  return t.as().mmap(addr, len, prot, flags, src);
+  const int64_t r = t.as().mmap(addr, len, prot, flags, src);
+  // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
+  if (r >= 0 && (flags & MAP_LOCKED)) ::mlock(t.as().host(static_cast<uint64_t>(r)), emu::page_up(len));
+  return r;
 }
 
 SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) {

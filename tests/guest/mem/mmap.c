@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -260,11 +261,49 @@ static void test_protect_and_advise(void) {
   CHECK_SYS(munmap(p, 2 * kPage));
 }
 
+// VmLck of /proc/self/status, in kB (-1 when missing).
+static long locked_kb(void) {
+  FILE* f = fopen("/proc/self/status", "r");
+  if (!f) return -1;
+  char line[256];
+  long kb = -1;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmLck: %ld kB", &kb) == 1) break;
+  fclose(f);
+  return kb;
+}
+
+// MAP_LOCKED locks the pages, as mlock would (LTP mmap14).
+static void test_map_locked(void) {
+  const long before = locked_kb();
+  char* p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_LOCKED, -1, 0);
+  REQUIRE(p != MAP_FAILED);
+  CHECK_GE(locked_kb(), before + 1024);
+  CHECK_SYS(munmap(p, 1 << 20));
+  CHECK_EQ(locked_kb(), before);
+}
+
+// The order of mmap's checks on a file (Linux's ksys_mmap_pgoff and do_mmap): an O_PATH fd is not a file
+// to map (EBADF); a zero length and a missing mapping type are EINVAL before the access mode's EACCES.
+static void test_file_errors(void) {
+  int wo = REQUIRE_SYS(open("errors-file", O_CREAT | O_WRONLY | O_TRUNC, 0644));
+  CHECK_EQ(write(wo, "0123456789", 10), 10);
+  CHECK(mmap(NULL, 0, PROT_READ, MAP_SHARED, wo, 0) == MAP_FAILED && errno == EINVAL);
+  CHECK(mmap(NULL, 4096, PROT_READ, 0, wo, 0) == MAP_FAILED && errno == EINVAL);
+  CHECK(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, wo, 0) == MAP_FAILED && errno == EACCES);
+  int path = REQUIRE_SYS(open("errors-file", O_PATH));
+  CHECK(mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, path, 0) == MAP_FAILED && errno == EBADF);
+  close(path);
+  close(wo);
+}
+
 int main(void) {
   test_anonymous();
   test_fixed_and_hints();
   test_mremap();
   test_file_mappings();
   test_protect_and_advise();
+  test_file_errors();
+  test_map_locked();
   return check_done();
 }

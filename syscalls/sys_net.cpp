@@ -57,10 +57,14 @@ int64_t blocking_connect(Task& t, int fd, int flags, const ::sockaddr* sa, int l
   if (err != EINPROGRESS && err != EALREADY) return -err;
   // SO_SNDTIMEO bounds a blocking connect; when it passes the connect reports EINPROGRESS.
   if (const int64_t w = SockWait(t, fd, POLLOUT).wait(); w != 0) return w == -EAGAIN ? -EINPROGRESS : w;
-  int so_error = 0;
-  socklen_t so_len = sizeof so_error;
-  if (::getsockopt(fd, SOL_SOCKET, SO_ERROR, &so_error, &so_len) != 0) return guest::neg_errno();
-  return -so_error;
+  // The end of a blocking connect: a second connect() takes the outcome as Linux's blocking connect does,
+  // moving the socket to connected (0: a later connect is EISCONN) or back to unconnected with the error (a
+  // later connect starts afresh instead of answering ECONNABORTED).
+  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+  const int done = ::connect(fd, sa, static_cast<socklen_t>(len));
+  const int done_err = errno;
+  ::fcntl(fd, F_SETFL, flags);
+  return done == 0 || done_err == EISCONN ? 0 : -done_err;
 }
 
 // getsockname/getpeername: the host fills a full sockaddr_storage, then move_addr_to_user.

@@ -340,7 +340,27 @@ static void test_udp(void) {
   close(tx);
 }
 
+// What a blocking connect leaves behind (LTP connect01): a connected socket answers a second connect with
+// EISCONN, and one whose connect was refused starts afresh (a bad family is EAFNOSUPPORT, not the
+// ECONNABORTED of a socket still marked connecting).
+static void test_connect_states(void) {
+  uint16_t port;
+  int l = listen_any(&port);
+  int c = connect_to(port);
+  struct sockaddr_in a = loopback(port);
+  CHECK_ERRNO(connect(c, (struct sockaddr*)&a, sizeof a), EISCONN);
+  close(c);
+  close(l);  // nothing listens on `port` now
+  int r = REQUIRE_SYS(socket(AF_INET, SOCK_STREAM, 0));
+  CHECK_ERRNO(connect(r, (struct sockaddr*)&a, sizeof a), ECONNREFUSED);
+  struct sockaddr_in bad = loopback(port);
+  bad.sin_family = 47;
+  CHECK_ERRNO(connect(r, (struct sockaddr*)&bad, sizeof bad), EAFNOSUPPORT);
+  close(r);
+}
+
 int main(void) {
+  test_connect_states();
   test_echo_threads();
   test_echo_fork();
   test_bulk_and_waitall();

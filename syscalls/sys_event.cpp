@@ -7,6 +7,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 
 #include <algorithm>
@@ -16,6 +17,8 @@
 
 #include "emu/task.h"
 #include "signals/fd_wait.h"
+#include "signals/park.h"
+#include "signals/safe_syscall.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/eventfd.h"
 #include "syscalls/fd_util.h"
@@ -55,6 +58,24 @@ SysResult epoll_wait_common(Task& t, int epfd, uint64_t events, int maxevents, c
     if (n < 0) return -errno;
     if (n > 0) return copy_events_out(t, events, buf.data(), n);
     if (to.zero) return 0;
+    if (signals::safe_syscalls_enabled()) {
+      // The host's own wait, as a safe system call: EPOLLEXCLUSIVE wakes one waiter only among threads that
+      // wait in epoll_wait itself (a poll on the epoll fd woke them all). Its timeout is in milliseconds,
+      // rounded up; a wake that finds no event, or returns early, goes round again.
+      long ms = -1;
+      if (!to.infinite) {
+        const timespec left = signals::sub_clamped(to.deadline, signals::now(CLOCK_MONOTONIC));
+        if (left.tv_sec == 0 && left.tv_nsec == 0) return 0;
+        ms = static_cast<long>(
+            std::min<int64_t>(left.tv_sec * 1000 + (left.tv_nsec + 999'999) / 1'000'000, INT_MAX));
+      }
+      const int64_t r =
+          signals::safe_syscall(t, SYS_epoll_wait, epfd, reinterpret_cast<long>(buf.data()), want, ms);
+      if (r > 0) return copy_events_out(t, events, buf.data(), static_cast<int>(r));
+      if (r == -EINTR && t.interrupted()) return -EINTR;
+      if (r < 0 && r != -EINTR) return r;
+      continue;
+    }
     ::pollfd p{epfd, POLLIN, 0};
     const int64_t r = signals::poll_interruptible(t, &p, 1, to.deadline_ptr());
     if (r <= 0) return r;  // 0: timed out; -EINTR: a signal

@@ -293,9 +293,11 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
     case PR_GET_NO_NEW_PRIVS:
     case PR_SET_CHILD_SUBREAPER:
     case PR_CAPBSET_READ:
+    case PR_CAPBSET_DROP:
     case PR_GET_KEEPCAPS:
     case PR_SET_KEEPCAPS:
     case PR_GET_SECUREBITS:
+    case PR_SET_SECUREBITS:
     case PR_CAP_AMBIENT:
     case PR_GET_THP_DISABLE:
     case PR_SET_THP_DISABLE:

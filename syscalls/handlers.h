@@ -10,6 +10,7 @@
 #include "syscalls/sys_info.h"
 #include "syscalls/sys_ioctl.h"
 #include "syscalls/sys_mm.h"
+#include "syscalls/sys_mount.h"
 #include "syscalls/sys_net.h"
 #include "syscalls/sys_poll.h"
 #include "syscalls/sys_process.h"

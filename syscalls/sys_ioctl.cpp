@@ -7,9 +7,12 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/fs.h>
+#include <linux/loop.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstddef>
+#include <cstring>
 #include <mutex>
 #include <set>
 
@@ -87,7 +90,29 @@ constexpr IoctlSpec kIoctls[] = {
     {FS_IOC_GETVERSION, A::kOut, 4, false, false},
     {BLKGETSIZE64, A::kOut, 8, false, false},
     {BLKSSZGET, A::kOut, 4, false, false},
+    {BLKFLSBUF, A::kNone, 0, true, false},
+    // Loop devices (linux/loop.h: loop_info64 and loop_config are fixed-width fields on every architecture).
+    {LOOP_SET_FD, A::kValue, 0, false, true},
+    {LOOP_CLR_FD, A::kNone, 0, false, false},
+    {LOOP_SET_STATUS64, A::kIn, sizeof(loop_info64), false, false},
+    {LOOP_GET_STATUS64, A::kOut, sizeof(loop_info64), false, false},
+    {LOOP_CHANGE_FD, A::kValue, 0, false, true},
+    {LOOP_SET_CAPACITY, A::kNone, 0, false, false},
+    {LOOP_SET_DIRECT_IO, A::kValue, 0, false, false},
+    {LOOP_SET_BLOCK_SIZE, A::kValue, 0, false, false},
+    {LOOP_CONFIGURE, A::kIn, sizeof(loop_config), false, false},
+    {LOOP_CTL_ADD, A::kValue, 0, false, false},
+    {LOOP_CTL_REMOVE, A::kValue, 0, false, false},
+    {LOOP_CTL_GET_FREE, A::kNone, 0, false, false},
 };
+
+constexpr uint16_t kMaxArgSize = 320;  // loop_config's 304 bytes are the largest argument
+static_assert([] {
+  for (const IoctlSpec& s : kIoctls) {
+    if (s.size > kMaxArgSize) return false;
+  }
+  return true;
+}());
 
 std::mutex g_logged_mu;
 std::set<uint32_t> g_logged;  // GUARDED_BY(g_logged_mu)
@@ -120,6 +145,53 @@ int64_t host_ioctl(Task& t, const IoctlSpec& s, int fd, unsigned long arg) {
   return from_host(::ioctl(fd, s.cmd, arg));
 }
 
+// The old struct loop_info of arm64 (asm-generic: a 32-bit __kernel_old_dev_t), which x86-64 lays out
+// with 64-bit device numbers. LOOP_SET_STATUS and LOOP_GET_STATUS go to the host as their loop_info64 forms,
+// converted as the kernel converts the old struct (loop_info64_from_old, loop_info64_to_old).
+struct GuestLoopInfo {
+  int32_t lo_number;
+  uint32_t lo_device;
+  uint64_t lo_inode;
+  uint32_t lo_rdevice;
+  int32_t lo_offset;
+  int32_t lo_encrypt_type;
+  int32_t lo_encrypt_key_size;
+  int32_t lo_flags;
+  char lo_name[LO_NAME_SIZE];
+  uint8_t lo_encrypt_key[LO_KEY_SIZE];
+  uint64_t lo_init[2];
+  char reserved[4];
+};
+static_assert(sizeof(GuestLoopInfo) == 160 && offsetof(GuestLoopInfo, lo_name) == 36 &&
+              offsetof(GuestLoopInfo, lo_init) == 136);
+
+int64_t loop_status_old(Task& t, int fd, uint32_t cmd, uint64_t arg) {
+  GuestLoopInfo g{};
+  loop_info64 h{};
+  if (cmd == LOOP_SET_STATUS) {
+    if (emu::copy_in(t.as(), &g, arg, sizeof g) != 0) return fd_error_first(fd, -EFAULT);
+    h.lo_device = g.lo_device;
+    h.lo_inode = g.lo_inode;
+    h.lo_rdevice = g.lo_rdevice;
+    h.lo_offset = static_cast<uint64_t>(static_cast<int64_t>(g.lo_offset));
+    h.lo_flags = static_cast<uint32_t>(g.lo_flags);
+    memcpy(h.lo_file_name, g.lo_name, LO_NAME_SIZE);
+    return from_host(::ioctl(fd, LOOP_SET_STATUS64, &h));
+  }
+  if (::ioctl(fd, LOOP_GET_STATUS64, &h) != 0) return guest::neg_errno();
+  g.lo_number = static_cast<int32_t>(h.lo_number);
+  g.lo_device = static_cast<uint32_t>(h.lo_device);
+  g.lo_inode = h.lo_inode;
+  g.lo_rdevice = static_cast<uint32_t>(h.lo_rdevice);
+  g.lo_offset = static_cast<int32_t>(h.lo_offset);
+  g.lo_flags = static_cast<int32_t>(h.lo_flags);
+  memcpy(g.lo_name, h.lo_file_name, LO_NAME_SIZE);
+  if (g.lo_device != h.lo_device || g.lo_rdevice != h.lo_rdevice ||
+      static_cast<uint64_t>(static_cast<int64_t>(g.lo_offset)) != h.lo_offset)
+    return -EOVERFLOW;
+  return emu::copy_out(t.as(), arg, &g, sizeof g) != 0 ? -EFAULT : 0;
+}
+
 }  // namespace
 
 const IoctlSpec* find_ioctl(uint32_t cmd) {
@@ -131,6 +203,7 @@ const IoctlSpec* find_ioctl(uint32_t cmd) {
 
 SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
   if (is_reserved_fd(fd)) return -EBADF;
+  if (cmd == LOOP_SET_STATUS || cmd == LOOP_GET_STATUS) return loop_status_old(t, fd, cmd, arg);
   const IoctlSpec* s = find_ioctl(cmd);
   if (s == nullptr) {
     if (::fcntl(fd, F_GETFD) < 0) return -EBADF;
@@ -148,7 +221,7 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
     default:
       break;
   }
-  alignas(8) uint8_t buf[64] = {};
+  alignas(8) uint8_t buf[kMaxArgSize] = {};
   if (s->arg == A::kIn || s->arg == A::kInOut) {
     if (const int64_t r = emu::copy_in(t.as(), buf, arg, s->size); r < 0) return fd_error_first(fd, r);
   }

@@ -1,6 +1,7 @@
 // This file implements the guest address space: the host window, the VMA list, and mmap-family semantics.
 #include "emu/address_space.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -10,9 +11,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace emu {
 namespace {
@@ -263,6 +266,30 @@ int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_l
   return mremap_locked(old_addr, old_len, new_len, flags, new_addr);
 }
 
+namespace {
+
+// The file behind the host mapping that holds `p`, opened through /proc/self/map_files (the kernel's own door
+// to a mapping's file, whatever became of its name), or -1.
+int open_mapped_file(const void* p) {
+  FILE* f = ::fopen("/proc/self/maps", "re");
+  if (f == nullptr) return -1;
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  char line[512];
+  int fd = -1;
+  while (::fgets(line, sizeof line, f) != nullptr) {
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line, "%lx-%lx", &start, &end) != 2 || at < start || at >= end) continue;
+    const std::string path = fmt::format("/proc/self/map_files/{:x}-{:x}", start, end);
+    fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    break;
+  }
+  ::fclose(f);
+  return fd;
+}
+
+}  // namespace
+
 int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
                                     uint64_t new_addr) {
   auto it = vmas_.upper_bound(old_addr);
@@ -275,7 +302,6 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
   src.dev = v.dev;
   src.inode = v.inode;
   src.name = v.name;
-  // A file-backed tail needs the file; the VMA keeps no descriptor, so file mappings only move or shrink.
   const bool anon = v.flags & kVmaAnon;
 
   if (!(flags & MREMAP_FIXED) && new_len <= old_len) {
@@ -292,6 +318,21 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
     if (r < 0) return r;
     merge_around_locked(old_addr + old_len);
     return static_cast<int64_t>(old_addr);
+  }
+  // A file mapping grows in place with the next part of the same file, mapped from the file behind the
+  // host's mapping (the VMA keeps no descriptor).
+  if (!(flags & MREMAP_FIXED) && !anon && !(flags & MREMAP_DONTUNMAP) && old_addr + old_len == v.end &&
+      range_ok(old_addr, new_len) && !overlaps_locked(old_addr + old_len, old_addr + new_len)) {
+    const int fd = open_mapped_file(host(old_addr));
+    if (fd >= 0) {
+      src.host_fd = fd;
+      src.offset = src_off + old_len;
+      const int64_t r = map_fixed_locked(old_addr + old_len, new_len - old_len, v.prot, v.flags, src);
+      ::close(fd);
+      if (r < 0) return r;
+      merge_around_locked(old_addr + old_len);
+      return static_cast<int64_t>(old_addr);
+    }
   }
   if (!(flags & MREMAP_MAYMOVE)) return -ENOMEM;
   if (!anon && new_len > old_len) return -ENOMEM;

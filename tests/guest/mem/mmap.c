@@ -261,6 +261,32 @@ static void test_protect_and_advise(void) {
   CHECK_SYS(munmap(p, 2 * kPage));
 }
 
+// A shared file mapping grows in place with the file's next page (LTP mmap16), and writes there reach the
+// file.
+static void test_file_grow_in_place(void) {
+  const long page = sysconf(_SC_PAGESIZE);
+  int fd = REQUIRE_SYS(open("grow-file", O_CREAT | O_RDWR | O_TRUNC, 0644));
+  CHECK_EQ(write(fd, "a", 1), 1);
+  char* hole = mmap(NULL, 2 * page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(hole != MAP_FAILED);
+  CHECK_SYS(munmap(hole, 2 * page));
+  char* m = mmap(hole, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  REQUIRE(m != MAP_FAILED);
+  CHECK_SYS(ftruncate(fd, 2 * page));
+  char* grown = mremap(m, page, 2 * page, 0);
+  CHECK(grown == m);
+  if (grown == m) {
+    m[page] = 'z';
+    CHECK_SYS(msync(m, 2 * page, MS_SYNC));
+    char c = 0;
+    CHECK_EQ(pread(fd, &c, 1, page), 1);
+    CHECK_EQ(c, 'z');
+    CHECK_EQ(m[0], 'a');
+    CHECK_SYS(munmap(m, 2 * page));
+  }
+  close(fd);
+}
+
 // VmLck of /proc/self/status, in kB (-1 when missing).
 static long locked_kb(void) {
   FILE* f = fopen("/proc/self/status", "r");
@@ -305,5 +331,6 @@ int main(void) {
   test_protect_and_advise();
   test_file_errors();
   test_map_locked();
+  test_file_grow_in_place();
   return check_done();
 }

@@ -102,25 +102,36 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   return resolve_program(t, program, args, depth + 1);
 }
 
-// An exec of a program of the host's architecture: the host runs it, as it does under qemu-user, with the
-// guest's arguments, environment, signal mask and ignored signals. A guest's shell tools, popen and system
-// reach the host's /bin/sh that way when the sysroot has none.
-int64_t exec_host_program(Task& t, const std::string& program, std::vector<std::string> args,
-                          std::vector<std::string> env) {
-  const std::string host = exec_host_path(t, program);
-  std::vector<char*> av, ev;
-  for (auto& s : args) av.push_back(s.data());
-  av.push_back(nullptr);
-  for (auto& s : env) ev.push_back(s.data());
-  ev.push_back(nullptr);
+std::vector<char*> c_strings(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& s : v) out.push_back(s.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// The host's execve of `path` from this thread, with the run lock released; returns -errno if it fails.
+// A program of the host's architecture (`host_program`) runs on the host, as it does under qemu-user, and
+// inherits the guest's signal mask and ignored signals: a guest's shell tools, popen and system reach the
+// host's /bin/sh that way when the sysroot has none. Otherwise `path` is a64run itself, which starts with
+// the wake signal's default action (terminate) until it installs the handler: one still on its way to this
+// thread would end it, so the exec keeps it blocked.
+int64_t host_execve(Task& t, const std::string& path, std::vector<std::string>& args,
+                    std::vector<std::string>& env, bool host_program) {
+  const std::vector<char*> av = c_strings(args);
+  const std::vector<char*> ev = c_strings(env);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   fflush(nullptr);
   t.proc().execing.store(true, std::memory_order_release);
   int err;
-  {
+  if (host_program) {
     const signals::HostExecSignals inherited(t);
-    ::execve(host.c_str(), av.data(), ev.data());
+    ::execve(path.c_str(), av.data(), ev.data());
     err = errno;
+  } else {
+    signals::set_wake_signal_blocked(true);
+    ::execve(path.c_str(), av.data(), ev.data());
+    err = errno;
+    signals::set_wake_signal_blocked(false);
   }
   t.proc().execing.store(false, std::memory_order_release);
   return -err;
@@ -129,7 +140,7 @@ int64_t exec_host_program(Task& t, const std::string& program, std::vector<std::
 int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std::vector<std::string> env) {
   const int64_t kind = resolve_program(t, &program, &args, 0);
   if (kind < 0) return kind;
-  if (kind == kHostProgram) return exec_host_program(t, program, std::move(args), std::move(env));
+  if (kind == kHostProgram) return host_execve(t, exec_host_path(t, program), args, env, true);
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
@@ -139,22 +150,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   host_args.insert(host_args.end(),
                    {"-0", args.empty() ? std::string() : args[0], "--", exec_host_path(t, program)});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
-  std::vector<char*> av, ev;
-  for (auto& s : host_args) av.push_back(s.data());
-  av.push_back(nullptr);
-  for (auto& s : env) ev.push_back(s.data());
-  ev.push_back(nullptr);
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  fflush(nullptr);
-  t.proc().execing.store(true, std::memory_order_release);
-  // The new a64run starts with the wake signal's default action (terminate) until it installs the handler:
-  // one still on its way to this thread would end it. Blocked, it waits for the handler.
-  signals::set_wake_signal_blocked(true);
-  ::execve(emu::self_exe_path().c_str(), av.data(), ev.data());
-  const int err = errno;
-  signals::set_wake_signal_blocked(false);
-  t.proc().execing.store(false, std::memory_order_release);
-  return -err;
+  return host_execve(t, emu::self_exe_path(), host_args, env, false);
 }
 
 }  // namespace

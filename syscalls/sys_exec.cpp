@@ -104,6 +104,7 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
   std::vector<char*> out;
+  out.reserve(v.size() + 1);
   for (auto& s : v) out.push_back(s.data());
   out.push_back(nullptr);
   return out;

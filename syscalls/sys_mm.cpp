@@ -46,7 +46,8 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
   if (flags & MAP_HUGETLB) return -EINVAL;  // no huge pages behind the guest window
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
-  if (r >= 0 && (flags & MAP_LOCKED)) ::mlock(t.as().host(static_cast<uint64_t>(r)), emu::page_up(len));
+  if (r >= 0 && (flags & MAP_LOCKED))
+    ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len));
   return r;
 }
 
@@ -80,13 +81,14 @@ SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> ve
   return emu::copy_out(t.as(), vec.addr, out.data(), out.size());
 }
 
-// The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux).
+// The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux), as
+// raw system calls: AddressSanitizer's mlock interceptors do nothing.
 SysResult sys_mlock(Task& t, uint64_t addr, uint64_t len) {
   const uint64_t start = emu::page_down(addr);
   const uint64_t span = emu::page_up(addr + len) - start;
   std::shared_lock lk(t.as().lock());
   if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::mlock(t.as().host(start), span) == 0 ? 0 : -errno;
+  return ::syscall(SYS_mlock, t.as().host(start), span) == 0 ? 0 : -errno;
 }
 // mlock2(2): mlock with MLOCK_ONFAULT, the one flag Linux knows.
 SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
@@ -95,7 +97,7 @@ SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
   const uint64_t span = emu::page_up(addr + len) - start;
   std::shared_lock lk(t.as().lock());
   if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::mlock2(t.as().host(start), span, static_cast<unsigned>(flags)) == 0 ? 0 : -errno;
+  return ::syscall(SYS_mlock2, t.as().host(start), span, flags) == 0 ? 0 : -errno;
 }
 
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
@@ -103,14 +105,14 @@ SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
   const uint64_t span = emu::page_up(addr + len) - start;
   std::shared_lock lk(t.as().lock());
   if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::munlock(t.as().host(start), span) == 0 ? 0 : -errno;
+  return ::syscall(SYS_munlock, t.as().host(start), span) == 0 ? 0 : -errno;
 }
 SysResult sys_mlockall(Task&, int flags) {
   if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
-  return ::mlockall(flags) == 0 ? 0 : -errno;
+  return ::syscall(SYS_mlockall, flags) == 0 ? 0 : -errno;
 }
 SysResult sys_munlockall(Task&) {
-  return ::munlockall() == 0 ? 0 : -errno;
+  return ::syscall(SYS_munlockall) == 0 ? 0 : -errno;
 }
 
 // membarrier(2): the guest's threads are the host process's threads, so the host's barriers on them are

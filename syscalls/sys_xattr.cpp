@@ -1,11 +1,13 @@
-// This file implements the extended attribute calls by handing them to the host with the path resolved
-// (sysroot, /proc/self/exe), the name copied in, a value to set passed in place and a value or list to get
-// bounced.
+// This file implements the extended attribute calls by handing them to the host (as raw system calls: a
+// sanitizer's interceptors would read the faulting addresses given for the kernel to refuse) with the path
+// resolved (sysroot, /proc/self/exe), the name copied in, a value to set passed in place and a value or list
+// to get bounced.
 #include "syscalls/sys_xattr.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/xattr.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string>
@@ -78,8 +80,8 @@ SysResult set_path(Task& t, GuestCStr path, GuestCStr name, uint64_t value, uint
   if (const int64_t r = host_path_for(t, path, follow, &host); r < 0) return r;
   const HostName n(t, name);
   const void* v = set_buf(t, value, size);
-  return from_host(follow ? ::setxattr(host.c_str(), n.get(), v, size, flags)
-                          : ::lsetxattr(host.c_str(), n.get(), v, size, flags));
+  return from_host(follow ? ::syscall(SYS_setxattr, host.c_str(), n.get(), v, size, flags)
+                          : ::syscall(SYS_lsetxattr, host.c_str(), n.get(), v, size, flags));
 }
 
 SysResult get_path(Task& t, GuestCStr path, GuestCStr name, uint64_t value, uint64_t size, bool follow) {
@@ -87,7 +89,8 @@ SysResult get_path(Task& t, GuestCStr path, GuestCStr name, uint64_t value, uint
   if (const int64_t r = host_path_for(t, path, follow, &host); r < 0) return r;
   const HostName n(t, name);
   return get_bounced(t, value, size, [&](char* v, size_t len) {
-    return follow ? ::getxattr(host.c_str(), n.get(), v, len) : ::lgetxattr(host.c_str(), n.get(), v, len);
+    return follow ? ::syscall(SYS_getxattr, host.c_str(), n.get(), v, len)
+                  : ::syscall(SYS_lgetxattr, host.c_str(), n.get(), v, len);
   });
 }
 
@@ -95,7 +98,8 @@ SysResult list_path(Task& t, GuestCStr path, uint64_t list, uint64_t size, bool 
   std::string host;
   if (const int64_t r = host_path_for(t, path, follow, &host); r < 0) return r;
   return get_bounced(t, list, size, [&](char* l, size_t len) {
-    return follow ? ::listxattr(host.c_str(), l, len) : ::llistxattr(host.c_str(), l, len);
+    return follow ? ::syscall(SYS_listxattr, host.c_str(), l, len)
+                  : ::syscall(SYS_llistxattr, host.c_str(), l, len);
   });
 }
 
@@ -103,7 +107,8 @@ SysResult remove_path(Task& t, GuestCStr path, GuestCStr name, bool follow) {
   std::string host;
   if (const int64_t r = host_path_for(t, path, follow, &host); r < 0) return r;
   const HostName n(t, name);
-  return from_host(follow ? ::removexattr(host.c_str(), n.get()) : ::lremovexattr(host.c_str(), n.get()));
+  return from_host(follow ? ::syscall(SYS_removexattr, host.c_str(), n.get())
+                          : ::syscall(SYS_lremovexattr, host.c_str(), n.get()));
 }
 
 }  // namespace
@@ -118,7 +123,8 @@ SysResult sys_lsetxattr(Task& t, GuestCStr path, GuestCStr name, uint64_t value,
 
 SysResult sys_fsetxattr(Task& t, int fd, GuestCStr name, uint64_t value, uint64_t size, int flags) {
   if (is_reserved_fd(fd)) return -EBADF;
-  return from_host(::fsetxattr(fd, HostName(t, name).get(), set_buf(t, value, size), size, flags));
+  return from_host(
+      ::syscall(SYS_fsetxattr, fd, HostName(t, name).get(), set_buf(t, value, size), size, flags));
 }
 
 SysResult sys_getxattr(Task& t, GuestCStr path, GuestCStr name, uint64_t value, uint64_t size) {
@@ -132,7 +138,8 @@ SysResult sys_lgetxattr(Task& t, GuestCStr path, GuestCStr name, uint64_t value,
 SysResult sys_fgetxattr(Task& t, int fd, GuestCStr name, uint64_t value, uint64_t size) {
   if (is_reserved_fd(fd)) return -EBADF;
   const HostName n(t, name);
-  return get_bounced(t, value, size, [&](char* v, size_t len) { return ::fgetxattr(fd, n.get(), v, len); });
+  return get_bounced(t, value, size,
+                     [&](char* v, size_t len) { return ::syscall(SYS_fgetxattr, fd, n.get(), v, len); });
 }
 
 SysResult sys_listxattr(Task& t, GuestCStr path, uint64_t list, uint64_t size) {
@@ -145,7 +152,8 @@ SysResult sys_llistxattr(Task& t, GuestCStr path, uint64_t list, uint64_t size) 
 
 SysResult sys_flistxattr(Task& t, int fd, uint64_t list, uint64_t size) {
   if (is_reserved_fd(fd)) return -EBADF;
-  return get_bounced(t, list, size, [&](char* l, size_t len) { return ::flistxattr(fd, l, len); });
+  return get_bounced(t, list, size,
+                     [&](char* l, size_t len) { return ::syscall(SYS_flistxattr, fd, l, len); });
 }
 
 SysResult sys_removexattr(Task& t, GuestCStr path, GuestCStr name) {
@@ -158,7 +166,7 @@ SysResult sys_lremovexattr(Task& t, GuestCStr path, GuestCStr name) {
 
 SysResult sys_fremovexattr(Task& t, int fd, GuestCStr name) {
   if (is_reserved_fd(fd)) return -EBADF;
-  return from_host(::fremovexattr(fd, HostName(t, name).get()));
+  return from_host(::syscall(SYS_fremovexattr, fd, HostName(t, name).get()));
 }
 
 }  // namespace syscalls

@@ -2,6 +2,7 @@
 #include "signals/fd_wait.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "emu/task.h"
+#include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
 
@@ -56,6 +58,19 @@ int64_t interrupted_fd_result(int fd, short events) {
   const int fl = ::fcntl(fd, F_GETFL);
   ::timeval tv{};
   return fl >= 0 && socket_timeout(fd, fl, events, &tv) ? -EINTR : kERESTARTSYS;
+}
+
+int64_t look_again(emu::Task& t, const std::function<int64_t()>& look) {
+  const uint64_t budget = spin_budget();
+  if (budget == 0) return -EAGAIN;
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  const uint64_t until = now_ns() + budget;
+  do {
+    sched_yield();
+    const int64_t r = look();
+    if (r != -EAGAIN) return r;
+  } while (!t.interrupted() && now_ns() < until);
+  return -EAGAIN;
 }
 
 int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2) {

@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace emu {
 class Task;
@@ -22,6 +23,13 @@ namespace signals {
 // non-blocking fd returns kWouldBlock instead of 0.
 inline constexpr int64_t kWouldBlock = 1;
 int64_t wait_fd(emu::Task& t, int fd, short events, bool not_ready = false);
+
+// A blocking read or receive that found nothing looks again before it sleeps in the host, as a futex wait
+// does (park.h, spin_budget): `look` (a try that does not block) is called after each sched_yield, with the
+// run lock released, until it returns something other than -EAGAIN, a signal is on its way or the budget
+// has passed. Returns its result, or -EAGAIN. A partner that answers within the budget saves both sides a
+// host sleep and wakeup.
+int64_t look_again(emu::Task& t, const std::function<int64_t()>& look);
 
 // What a blocking call on fd (`events` says which direction) returns when a signal ended it: -EINTR for a
 // socket with a timeout that way, else kERESTARTSYS.

@@ -4,7 +4,6 @@
 // never sleeps in the host where a guest signal could not end it.
 #include <fcntl.h>
 #include <poll.h>
-#include <sched.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -14,7 +13,7 @@
 #include <vector>
 
 #include "emu/task.h"
-#include "signals/park.h"
+#include "signals/fd_wait.h"
 #include "signals/signals.h"
 #include "syscalls/abi/cmsg.h"
 #include "syscalls/abi/errno.h"
@@ -133,7 +132,6 @@ class Transfer {
     return from_host(sending_ ? ::sendmsg(fd_, &m_, static_cast<int>(flags))
                               : ::recvmsg(fd_, &m_, static_cast<int>(flags)));
   }
-  int64_t look_again(uint32_t flags);
   bool stream();
   bool wants_more(int64_t n) const;
   void advance(uint64_t n);
@@ -152,21 +150,6 @@ class Transfer {
   bool advanced_ = false;
   ::msghdr first_{};  // a receive's name, control and flags as its first chunk left them
 };
-
-// A blocking receive that found nothing looks again for up to the spin budget before it waits, as a
-// blocking read does (sys_rw.cpp): a peer that answers within it saves both sides a host sleep and wakeup.
-int64_t Transfer::look_again(uint32_t flags) {
-  const uint64_t budget = signals::spin_budget();
-  if (budget == 0) return -EAGAIN;
-  emu::RunLockReleaser unlocked(t_.proc().run_lock(), &t_.cpu());
-  const uint64_t until = signals::now_ns() + budget;
-  do {
-    sched_yield();
-    const int64_t n = from_host(::recvmsg(fd_, &m_, static_cast<int>(flags)));
-    if (n != -EAGAIN) return n;
-  } while (!t_.interrupted() && signals::now_ns() < until);
-  return -EAGAIN;
-}
 
 bool Transfer::stream() {
   if (stream_ < 0) {
@@ -229,7 +212,10 @@ int64_t Transfer::run() {
     int64_t n = once(flags_ | guest::kMSG_DONTWAIT);
     if (n == -EAGAIN && !sending_ && !looked) {
       looked = true;
-      n = look_again(flags_ | guest::kMSG_DONTWAIT);
+      // Nothing yet: look again for a moment before waiting, as a blocking read does.
+      n = signals::look_again(t_, [&] {
+        return from_host(::recvmsg(fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
+      });
     }
     if (n >= 0) {
       done_ += static_cast<uint64_t>(n);

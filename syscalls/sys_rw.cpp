@@ -3,7 +3,6 @@
 #include "syscalls/sys_rw.h"
 
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -11,7 +10,6 @@
 #include <cerrno>
 
 #include "signals/fd_wait.h"
-#include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
@@ -62,22 +60,12 @@ int64_t safe_transfer(Task& t, int fd, void* p, uint64_t count, bool writing) {
                                reinterpret_cast<long>(p), static_cast<long>(count));
 }
 
-// A blocking read that found nothing looks again for a few microseconds before it sleeps in the host, as a
-// futex wait does (signals::spin_budget): a writer that answers within them saves both sides a host sleep
-// and wakeup. A non-blocking fd's EAGAIN goes back at once.
+// A blocking read that found nothing looks again before it sleeps (signals::look_again); a non-blocking
+// fd's EAGAIN goes back at once.
 int64_t spin_for_data(Task& t, int fd, void* p, uint64_t count) {
-  const uint64_t budget = signals::spin_budget();
-  if (budget == 0) return -EAGAIN;
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0 || (fl & O_NONBLOCK)) return -EAGAIN;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  const uint64_t until = signals::now_ns() + budget;
-  do {
-    sched_yield();
-    const int64_t r = try_nowait(fd, p, count, false);
-    if (r != -EAGAIN) return r;
-  } while (!t.interrupted() && signals::now_ns() < until);
-  return -EAGAIN;
+  return signals::look_again(t, [&] { return try_nowait(fd, p, count, false); });
 }
 
 }  // namespace

@@ -218,14 +218,25 @@ uint64_t map_trampoline(emu::Process& proc) {
   return emu::map_guest_code(proc.as(), code, sizeof code, "[vdso]");
 }
 
-std::string exec_state_arg(emu::Task& t) {
+namespace {
+
+// What an execve from thread t keeps: its blocked signals and the process's ignored ones.
+void exec_state(emu::Task& t, uint64_t* blocked, uint64_t* ignored) {
   ProcessSignals& ps = t.proc().signals();
   std::lock_guard lk(ps.sig_lock);
-  uint64_t ignored = 0;
+  *ignored = 0;
   for (int sig = 1; sig <= kNumSignals; ++sig) {
-    if (ps.actions[sig - 1].handler == guest::kSIG_IGN) ignored |= sig_bit(sig);
+    if (ps.actions[sig - 1].handler == guest::kSIG_IGN) *ignored |= sig_bit(sig);
   }
-  return fmt::format("--exec-signal-state={:x}:{:x}", t.sig().blocked, ignored);
+  *blocked = t.sig().blocked;
+}
+
+}  // namespace
+
+std::string exec_state_arg(emu::Task& t) {
+  uint64_t blocked, ignored;
+  exec_state(t, &blocked, &ignored);
+  return fmt::format("--exec-signal-state={:x}:{:x}", blocked, ignored);
 }
 
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored) {
@@ -252,16 +263,8 @@ void host_signal_state(uint64_t* blocked, uint64_t* ignored) {
 }
 
 HostExecSignals::HostExecSignals(emu::Task& t) {
-  uint64_t ignored = 0;
-  uint64_t blocked = 0;
-  {
-    ProcessSignals& ps = t.proc().signals();
-    std::lock_guard lk(ps.sig_lock);
-    for (int sig = 1; sig <= kNumSignals; ++sig) {
-      if (ps.actions[sig - 1].handler == guest::kSIG_IGN) ignored |= sig_bit(sig);
-    }
-    blocked = t.sig().blocked;
-  }
+  uint64_t blocked, ignored;
+  exec_state(t, &blocked, &ignored);
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     if (guest::kUnblockableSignals & sig_bit(sig)) continue;
     KernelSigaction cur{};

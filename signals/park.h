@@ -50,10 +50,11 @@ struct WakeList {
 // nullptr: the calling thread's unparks wake at once again.
 void defer_wakes(WakeList* into);
 
-// How long a futex wait looks for its wake before it sleeps in the host, in nanoseconds: 5 us on a host
-// with more than one CPU, 0 on one CPU (the waker cannot run while the waiter spins) or when the
-// environment says A64RUN_FUTEX_SPIN_US=N (0 turns it off). A sleep and its wakeup cost each side 10-15 us
-// of host scheduling on a virtual machine, so a partner that answers within the budget saves both.
+// How long a futex wait (and a blocking read or receive, fd_wait.h's look_again) looks for its wake before
+// it sleeps in the host, in nanoseconds: 5 us on a host with more than one CPU, 0 on one CPU (the waker
+// cannot run while the waiter spins) or when the environment says A64RUN_FUTEX_SPIN_US=N (0 turns it off).
+// A sleep and its wakeup cost each side 10-15 us of host scheduling on a virtual machine, so a partner that
+// answers within the budget saves both.
 uint64_t spin_budget();
 // Whether the host has more than one CPU online.
 bool multi_cpu();

@@ -70,15 +70,15 @@ void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored
 // program a64run starts inherits them as from an execve.
 void host_signal_state(uint64_t* blocked, uint64_t* ignored);
 
-// An execve of a host program (sys_exec.cpp: the host runs it, as under qemu-user) inherits the host
-// thread's mask and the host's ignored signals, so for the exec they become the guest's: its blocked
-// signals, and SIG_IGN for exactly the signals it ignores (a64run ignores SIGPIPE for itself; its handlers
-// become SIG_DFL at the exec anyway). Destroying it puts a64run's own back, for an exec that failed.
 // The host kernel's struct sigaction, as rt_sigaction(2) reads and writes it.
 struct KernelSigaction {
   uint64_t handler, flags, restorer, mask;
 };
 
+// An execve of a host program (sys_exec.cpp: the host runs it, as under qemu-user) inherits the host
+// thread's mask and the host's ignored signals, so for the exec they become the guest's: its blocked
+// signals, and SIG_IGN for exactly the signals it ignores (a64run ignores SIGPIPE for itself; its handlers
+// become SIG_DFL at the exec anyway). Destroying it puts a64run's own back, for an exec that failed.
 class HostExecSignals {
  public:
   explicit HostExecSignals(emu::Task& t);

@@ -82,30 +82,30 @@ SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> ve
 }
 
 // The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux), as
-// raw system calls: AddressSanitizer's mlock interceptors do nothing.
-SysResult sys_mlock(Task& t, uint64_t addr, uint64_t len) {
+// raw system calls: AddressSanitizer's mlock interceptors do nothing. The range is whole pages of mapped
+// guest memory, or ENOMEM.
+namespace {
+
+SysResult lock_call(Task& t, long nr, uint64_t addr, uint64_t len, long flags = 0) {
   const uint64_t start = emu::page_down(addr);
   const uint64_t span = emu::page_up(addr + len) - start;
   std::shared_lock lk(t.as().lock());
   if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(SYS_mlock, t.as().host(start), span) == 0 ? 0 : -errno;
+  return ::syscall(nr, t.as().host(start), span, flags) == 0 ? 0 : -errno;
+}
+
+}  // namespace
+
+SysResult sys_mlock(Task& t, uint64_t addr, uint64_t len) {
+  return lock_call(t, SYS_mlock, addr, len);
 }
 // mlock2(2): mlock with MLOCK_ONFAULT, the one flag Linux knows.
 SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
   if (flags & ~MLOCK_ONFAULT) return -EINVAL;
-  const uint64_t start = emu::page_down(addr);
-  const uint64_t span = emu::page_up(addr + len) - start;
-  std::shared_lock lk(t.as().lock());
-  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(SYS_mlock2, t.as().host(start), span, flags) == 0 ? 0 : -errno;
+  return lock_call(t, SYS_mlock2, addr, len, flags);
 }
-
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
-  const uint64_t start = emu::page_down(addr);
-  const uint64_t span = emu::page_up(addr + len) - start;
-  std::shared_lock lk(t.as().lock());
-  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(SYS_munlock, t.as().host(start), span) == 0 ? 0 : -errno;
+  return lock_call(t, SYS_munlock, addr, len);
 }
 SysResult sys_mlockall(Task&, int flags) {
   if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;

@@ -27,13 +27,6 @@ constexpr int kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
 constexpr int kGuestProtBti = 0x10;  // arm64 PROT_BTI: accepted, not enforced
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
 
-int host_prot_for(int prot, uint32_t vflags) {
-  // Private and anonymous pages stay host read-write: guest permissions are enforced by the TLB fill hook.
-  // A shared file mapping must not ask the host for more than the file was opened for.
-  if ((vflags & kVmaShared) && !(vflags & kVmaAnon)) return PROT_READ | (prot & PROT_WRITE);
-  return PROT_READ | PROT_WRITE;
-}
-
 bool same_kind(const Vma& a, const Vma& b) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
   if (a.flags & kVmaAnon) return true;
@@ -44,7 +37,7 @@ bool same_kind(const Vma& a, const Vma& b) {
 
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
-  void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* p = ::mmap(nullptr, size + kGuardSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     *error =
         fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
@@ -56,7 +49,7 @@ std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* e
 }
 
 AddressSpace::~AddressSpace() {
-  ::munmap(base_, size_);
+  ::munmap(base_, size_ + kGuardSize);
 }
 
 bool AddressSpace::overlaps_locked(uint64_t start, uint64_t end) const {
@@ -131,7 +124,7 @@ void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
 int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags,
                                        const MapSource& src) {
   const uint64_t end = addr + len;
-  const int hprot = host_prot_for(prot, vflags);
+  const int hprot = host_prot(prot);
   uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
@@ -236,9 +229,9 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   split_at_locked(end);
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
     Vma& v = it->second;
-    const int hprot = host_prot_for(prot, v.flags);
+    const int hprot = host_prot(prot);
     const uint64_t backed_end = std::min(v.end, v.file_end);
-    if (hprot != host_prot_for(v.prot, v.flags) && backed_end > v.start &&
+    if (hprot != host_prot(v.prot) && backed_end > v.start &&
         ::mprotect(host(v.start), backed_end - v.start, hprot) != 0)
       return -errno;
     if ((v.prot & PROT_EXEC) && v.fetched && prot != v.prot) {
@@ -365,11 +358,14 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
   const bool copied = moved == MAP_FAILED;
   if (copied) {
     if (!anon || (v.flags & kVmaShared)) return -errno;
-    // Fallback: copy private anonymous contents.
+    // Fallback: copy private anonymous contents (the source readable for the copy: it is going away or
+    // becomes zero-fill).
     if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) ==
-        MAP_FAILED)
+            MAP_FAILED ||
+        ::mprotect(host(old_addr), old_len, PROT_READ) != 0)
       return -errno;
     memcpy(host(dest), host(old_addr), old_len);
+    ::mprotect(host(dest), old_len, host_prot(v.prot));
   }
   Vma nv = v;
   nv.start = dest;
@@ -383,8 +379,7 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
   } else if (copied) {
     // The old range stays mapped and reads as zero-fill from now on, as Linux (and the host's DONTUNMAP)
     // does.
-    if (::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0) == MAP_FAILED)
-      return -errno;
+    if (::mmap(host(old_addr), old_len, host_prot(v.prot), kReserveFlags, -1, 0) == MAP_FAILED) return -errno;
   }
   if (new_len > old_len) {
     int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
@@ -547,7 +542,7 @@ bool AddressSpace::grow_down_locked(uint64_t addr) {
   const uint64_t new_start = page_down(addr);
   if (v.end - new_start > kMaxStackGrowth) return false;
   if (it != vmas_.begin() && std::prev(it)->second.end + kStackGuardGap > new_start) return false;
-  if (::mmap(host(new_start), v.start - new_start, PROT_READ | PROT_WRITE,
+  if (::mmap(host(new_start), v.start - new_start, host_prot(v.prot),
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
     return false;
   Vma grown = v;

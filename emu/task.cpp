@@ -300,7 +300,8 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
   const uint64_t pc = cpu_->pc();
   if (stop.kind == StopKind::kFault) {
     const bool fetch = stop.access == PROT_EXEC;
-    const uint64_t addr = fetch ? pc : exact_fault_address(*cpu_, pc, stop.fault_addr);
+    const uint64_t addr = fetch || stop.exact ? (fetch ? pc : stop.fault_addr)
+                                              : exact_fault_address(*cpu_, pc, stop.fault_addr);
     si.si_signo = stop.past_eof ? guest::kSIGBUS : guest::kSIGSEGV;
     si.si_code = stop.past_eof ? guest::kBUS_ADRERR : stop.mapped ? guest::kSEGV_ACCERR : guest::kSEGV_MAPERR;
     si.fields.sigfault.addr = addr;

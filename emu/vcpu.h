@@ -4,10 +4,14 @@
 
 #include <unicorn/unicorn.h>
 
+#include <signal.h>
+#include <ucontext.h>
+
 #include <atomic>
 #include <cstdint>
 
 #include "emu/address_space.h"
+#include "emu/direct_memory.h"
 
 namespace emu {
 
@@ -32,6 +36,8 @@ struct StopInfo {
   int access = 0;           // for kFault: PROT_READ, PROT_WRITE or PROT_EXEC
   bool mapped = false;      // for kFault: the page exists but lacks the permission (SEGV_ACCERR)
   bool past_eof = false;    // for kFault: a file mapping's page past the end of the file (SIGBUS)
+  bool exact = false;       // for kFault: fault_addr is the accessed byte itself (a host fault), not a page
+  int host_signal = 0;      // for kFault: SIGSEGV or SIGBUS when a direct access faulted in the host
   uint32_t intno = 0;       // for exceptions
 };
 
@@ -101,6 +107,22 @@ class Vcpu {
   // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
   static bool running_stops_by_kick(const void* uc);
 
+  // Direct guest memory access (emu/direct_memory.cpp): this vCPU's translations load and store at the
+  // window's base + address, not through the softmmu TLB and its fill hook. On when the engine's layout
+  // checked out and A64RUN_SOFTMMU is not set. Turning it off (a debugger that watches pages through the
+  // fill hook must) drops the vCPU's translations; call it from the vCPU's thread, or while it is out of
+  // guest code.
+  bool direct_memory() const { return direct_; }
+  void set_direct_memory(bool on);
+  // For the translator's wrappers: the window the translation on this thread may access directly, when the
+  // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx`.
+  static bool running_direct_window(const void* tcg_ctx, DirectWindow* w);
+  // From the host's SIGSEGV/SIGBUS handler (emu/host_fault.cpp): when the fault is a guest access in this
+  // thread's translated code (its PC in the engine's code buffer, its address in the window or the guard
+  // after it), records the guest fault and leaves the translated code (uc_emu_start returns the error, and
+  // run() makes the stop). Returns only when the fault is not the guest's.
+  static void take_host_fault(int sig, const siginfo_t& si, const ucontext_t& ctx);
+
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
   static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
@@ -114,6 +136,8 @@ class Vcpu {
   // was out. From run() and from the syscall hook on the way back to guest code.
   void enter_code();
   void flush_tlb();
+  // fault_ came from the host: decides what the guest gets (false: the access is allowed now, run again).
+  bool classify_host_fault();
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
@@ -127,7 +151,10 @@ class Vcpu {
   std::atomic<bool> in_code_{false};
   // True once the engine runs (engine_starting) in this uc_emu_start: a kick from then on cannot be lost.
   std::atomic<bool> engine_started_{false};
-  bool kicks_ = false;  // stops by kick (exact on this Unicorn build), else by the block hook
+  bool kicks_ = false;         // stops by kick (exact on this Unicorn build), else by the block hook
+  bool direct_ok_ = false;     // the engine's layout allows direct access (prepare_direct_memory)
+  bool direct_ = false;        // translations access the window directly
+  uint32_t host_retries_ = 0;  // host faults in a row that the address space then allowed
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;

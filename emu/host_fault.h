@@ -1,0 +1,16 @@
+// The host's SIGSEGV and SIGBUS (emu/host_fault.cpp): a direct guest access that faults in translated code
+// becomes the guest's fault; any other fault is a64run's own bug and still kills it.
+#pragma once
+
+namespace emu {
+
+// Installs the handler, once per process image, before any thread runs guest code (the previous actions,
+// a sanitizer's for one, get the faults that are not the guest's).
+void install_host_fault_handler();
+
+// The calling thread is about to run guest code: SIGSEGV and SIGBUS must reach the handler there (a64run
+// blocks every signal in every thread and takes them in its intake thread; a fault in a thread that blocks
+// it kills the process). Once per thread.
+void allow_host_faults();
+
+}  // namespace emu

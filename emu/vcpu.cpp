@@ -16,6 +16,7 @@
 #include "emu/host_fault.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
+#include "emu/tb_lookup.h"
 #include "emu/task.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -96,6 +97,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   kicks_ = enable_exact_kicks(uc_);
   direct_ok_ = prepare_direct_memory(uc_);
   direct_ = direct_ok_;
+  (void)prepare_tb_lookup();
   if (!kicks_)
     check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
           "uc_hook_add(BLOCK)");

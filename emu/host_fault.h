@@ -4,8 +4,8 @@
 
 namespace emu {
 
-// Installs the handler, once per process image, before any thread runs guest code (the previous actions,
-// a sanitizer's for one, get the faults that are not the guest's).
+// Installs the handler, once per process image; the first vCPU with direct access does, before any guest
+// code runs (the previous actions, a sanitizer's for one, get the faults that are not the guest's).
 void install_host_fault_handler();
 
 // The calling thread is about to run guest code: SIGSEGV and SIGBUS must reach the handler there (a64run

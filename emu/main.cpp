@@ -13,7 +13,6 @@
 #include <string_view>
 #include <vector>
 
-#include "emu/host_fault.h"
 #include "emu/loader.h"
 #include "emu/task.h"
 #include "signals/host_signals.h"
@@ -217,7 +216,6 @@ int run(int argc, char** argv) {
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
   signals::start_host_signal_intake(proc);
   signals::init_safe_syscalls();  // after the intake thread, which keeps the wake signal blocked
-  emu::install_host_fault_handler();
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);
   main_task->run();

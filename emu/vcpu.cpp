@@ -13,6 +13,7 @@
 #include "emu/code_gate.h"
 #include "emu/crash_report.h"
 #include "emu/direct_memory.h"
+#include "emu/fp_fast.h"
 #include "emu/host_fault.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
@@ -97,7 +98,9 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   kicks_ = enable_exact_kicks(uc_);
   direct_ok_ = prepare_direct_memory(uc_);
   direct_ = direct_ok_;
+  if (direct_ok_) install_host_fault_handler();  // a direct access that faults is the guest's fault
   (void)prepare_tb_lookup();
+  (void)prepare_fp_fast();
   if (!kicks_)
     check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
           "uc_hook_add(BLOCK)");

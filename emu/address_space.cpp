@@ -37,7 +37,14 @@ bool same_kind(const Vma& a, const Vma& b) {
 
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
-  void* p = ::mmap(nullptr, size + kGuardSize, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // Low, if the host leaves the range free: translated code then reaches base + address through the 32-bit
+  // displacement of the load or store itself (emu/direct_memory.cpp). a64run's own heap lies below it, and
+  // glibc's allocator maps elsewhere once its break meets the window.
+  constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  void* const low = reinterpret_cast<void*>(kLowBase);
+  void* p = ::mmap(low, size + kGuardSize, PROT_NONE, kReserve | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != MAP_FAILED && p != low) ::munmap(p, size + kGuardSize);  // a kernel that took it as a hint
+  if (p != low) p = ::mmap(nullptr, size + kGuardSize, PROT_NONE, kReserve, -1, 0);
   if (p == MAP_FAILED) {
     *error =
         fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));

@@ -84,6 +84,9 @@ constexpr int host_prot(int prot) {
 class AddressSpace {
  public:
   static constexpr uint64_t kGuardSize = 64 * 1024;
+  // Where the window goes when the host allows: below 2 GiB, so that a host address base + g is a 32-bit
+  // displacement from g.
+  static constexpr uintptr_t kLowBase = 0x40000000;
 
   // Reserves a window of `size` bytes (rounded to pages). Returns nullptr and sets *error on failure.
   static std::unique_ptr<AddressSpace> create(uint64_t size, std::string* error);

@@ -7,13 +7,14 @@
 // reserved window (emu/address_space.cpp), so qemu-user's form suffices: the link wraps the translator's
 // tcg_gen_qemu_ld_i64 and, through emu/memory_order.cpp, tcg_gen_qemu_st_i64 (translate-a64.c calls both in
 // tcg-op.c, another object file of libunicorn.a), and an ordinary access becomes
-//     h = addr >=u size ? size : addr;  h += base;  load or store at h
-// (movabs, mov, cmp, cmov, movabs, add, and the access). The clamp is what keeps a guest address from ever
-// reaching host memory outside the window: every address the guest can form lands in [base, base + size],
-// and the reservation has a PROT_NONE guard page after the window, so the access (8 bytes at most: a 16-byte
-// access is two) faults there. Branching to the softmmu path instead is not possible in the middle of an
-// instruction's ops: set_label ends a basic block and TCG's liveness kills every temp there, so a temp of
-// the translator used after the access would be garbage.
+//     h = addr >=u size ? size : addr;  load or store at base + h
+// (movabs, mov, cmp, cmov, and the access with base as its 32-bit displacement when the window lies below
+// 2 GiB, where AddressSpace places it if the host allows; else a movabs and an add first). The clamp is what
+// keeps a guest address from ever reaching host memory outside the window: every address the guest can form
+// lands in [base, base + size], and the reservation has a PROT_NONE guard page after the window, so the
+// access (8 bytes at most: a 16-byte access is two) faults there. Branching to the softmmu path instead is
+// not possible in the middle of an instruction's ops: set_label ends a basic block and TCG's liveness kills
+// every temp there, so a temp of the translator used after the access would be garbage.
 //
 // Faults. The host pages carry the guest's permissions (AddressSpace), so a load or store the guest may not
 // make faults in the host; emu/host_fault.cpp turns a fault at a PC in the code buffer into the guest's
@@ -222,9 +223,14 @@ bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
   const auto k = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
   tcg_gen_op2_aarch64(s, kMoviI64, k, w.size);
   tcg_gen_op6_aarch64(s, kMovcondI64, h, a, k, k, a, kCondGeu);  // h = a >=u size ? size : a
-  tcg_gen_op2_aarch64(s, kMoviI64, k, reinterpret_cast<uintptr_t>(w.base));
-  tcg_gen_op3_aarch64(s, kAddI64, h, h, k);
-  tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, h, 0);
+  // A window below 2 GiB is the access's own displacement (`mov base(h), v`); elsewhere base is added.
+  auto base = reinterpret_cast<uintptr_t>(w.base);
+  if (base > static_cast<uintptr_t>(INT32_MAX)) {
+    tcg_gen_op2_aarch64(s, kMoviI64, k, base);
+    tcg_gen_op3_aarch64(s, kAddI64, h, h, k);
+    base = 0;
+  }
+  tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, h, base);
   tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(k));
   tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(h));
   return true;

@@ -3,6 +3,7 @@
 // random values), for FADD, FSUB, FMUL, FDIV and FSQRT in single and double precision, in every rounding
 // mode, with flush-to-zero and default-NaN on and off, from no flags, only inexact, and every flag: the
 // result and the whole float_status afterwards (the cumulative FPSR flags) must be the original helper's.
+// Then 4000 random operand pairs of moderate exponent (the fast path's case) under the same statuses.
 #include "emu/fp_fast.h"
 
 #include <gtest/gtest.h>
@@ -181,6 +182,59 @@ int compare_unary(const char* name, Unary<Bits> fast, Unary<Bits> real, const st
   return failures;
 }
 
+// Random operands with exponents near one another and near 1 (so that sums, products, quotients and roots
+// are mostly normal and inexact: the fast path's own case), mixed with the corpus's special values; every
+// pair under every status, all five operations.
+template <typename Bits, typename Float>
+int compare_random(int fraction_bits, Binary<Bits> const (&fast)[4], Binary<Bits> const (&real)[4],
+                   Unary<Bits> fast_sqrt, Unary<Bits> real_sqrt) {
+  constexpr int kPairs = 4000;
+  const Bits bias = (Bits{1} << (sizeof(Bits) * 8 - fraction_bits - 2)) - 1;
+  const std::vector<Bits> special = corpus<Bits, Float>(fraction_bits);
+  std::mt19937_64 rng(7);
+  const auto draw = [&]() -> Bits {
+    const uint64_t r = rng();
+    if (r % 8 == 0) return special[(r >> 8) % special.size()];
+    const Bits exp = bias + static_cast<Bits>(static_cast<int>((r >> 3) % 61) - 30);
+    const Bits frac = static_cast<Bits>(rng()) & ((Bits{1} << fraction_bits) - 1);
+    return static_cast<Bits>(((r >> 2) & 1) << (sizeof(Bits) * 8 - 1)) | (exp << fraction_bits) | frac;
+  };
+  std::vector<Bits> a(kPairs);
+  std::vector<Bits> b(kPairs);
+  for (int i = 0; i < kPairs; ++i) {
+    a[i] = draw();
+    b[i] = draw();
+  }
+  int failures = 0;
+  std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
+  std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
+  for (const Status& start : statuses()) {
+    for (int i = 0; i < kPairs; ++i) {
+      for (int op = 0; op < 4; ++op) {
+        Status sf = start;
+        Status sr = start;
+        const Bits rf = fast[op](a[i], b[i], &sf);
+        const Bits rr = real[op](a[i], b[i], &sr);
+        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+        if (++failures <= 10)
+          ADD_FAILURE() << "op " << op << "(" << std::hex << a[i] << ", " << b[i] << ") under "
+                        << describe(start) << ": fast " << rf << ", softfloat " << rr;
+      }
+      std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
+      std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
+      const Bits rf = fast_sqrt(a[i], env_fast.data());
+      const Bits rr = real_sqrt(a[i], env_real.data());
+      if (rf == rr &&
+          std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
+        continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << "sqrt(" << std::hex << a[i] << ") under " << describe(start) << ": fast " << rf
+                      << ", softfloat " << rr;
+    }
+  }
+  return failures;
+}
+
 TEST(FpFastTest, ThisBuildTakesTheFastPath) {
   // The project's pinned Unicorn and an x86-64 host with the ABI's MXCSR: the comparisons below then test
   // the fast path, not softfloat against itself.
@@ -225,6 +279,24 @@ TEST(FpFastTest, DoublePrecisionMatchesSoftfloat) {
   EXPECT_EQ(
       compare_unary<uint64_t>("fsqrt d", __wrap_helper_vfp_sqrtd_aarch64, __real_helper_vfp_sqrtd_aarch64, v),
       0);
+}
+
+TEST(FpFastTest, RandomOperandsMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const Binary<uint32_t> fast_s[4] = {__wrap_helper_vfp_adds_aarch64, __wrap_helper_vfp_subs_aarch64,
+                                      __wrap_helper_vfp_muls_aarch64, __wrap_helper_vfp_divs_aarch64};
+  const Binary<uint32_t> real_s[4] = {__real_helper_vfp_adds_aarch64, __real_helper_vfp_subs_aarch64,
+                                      __real_helper_vfp_muls_aarch64, __real_helper_vfp_divs_aarch64};
+  EXPECT_EQ((compare_random<uint32_t, float>(23, fast_s, real_s, __wrap_helper_vfp_sqrts_aarch64,
+                                             __real_helper_vfp_sqrts_aarch64)),
+            0);
+  const Binary<uint64_t> fast_d[4] = {__wrap_helper_vfp_addd_aarch64, __wrap_helper_vfp_subd_aarch64,
+                                      __wrap_helper_vfp_muld_aarch64, __wrap_helper_vfp_divd_aarch64};
+  const Binary<uint64_t> real_d[4] = {__real_helper_vfp_addd_aarch64, __real_helper_vfp_subd_aarch64,
+                                      __real_helper_vfp_muld_aarch64, __real_helper_vfp_divd_aarch64};
+  EXPECT_EQ((compare_random<uint64_t, double>(52, fast_d, real_d, __wrap_helper_vfp_sqrtd_aarch64,
+                                              __real_helper_vfp_sqrtd_aarch64)),
+            0);
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 // CLONE_VM|CLONE_VFORK child (posix_spawn, vfork: emu/process_fork.cpp) runs on a vCPU of its parent's pool
 // in the parent's memory and leaves by execve or exit_group from the system-call hook, inside uc_emu_start,
 // which thus never returns for it. Handed back to the pool, the engine kept one level per child: each later
-// run of it counted as nested, and the 64th child to get it failed to start (uc_emu_start's error read as a
-// fault: SIGSEGV at its first instruction; CPython's test_subprocess spawns hundreds). Nothing else is left
-// half-done: the hook runs outside any translation or lock, and the next uc_emu_start resets the CPU's
-// exception and stop state itself.
+// run of it counted as nested, and every child after the 64th to get it failed to start (uc_emu_start's
+// error read as a fault: SIGSEGV at its first instruction; CPython's test_subprocess spawns hundreds).
+// Nothing else is left half-done: the hook runs outside any translation or lock, and the next uc_emu_start
+// resets the CPU's exception and stop state itself.
 #include "emu/engine_reuse.h"
 
 #include <cstddef>

@@ -98,6 +98,8 @@ class Vcpu {
   // The engine of the vCPU the calling thread runs (the translator's wrapper checks the engine it is given
   // against it), or nullptr.
   static const void* running_engine();
+  // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
+  static bool running_stops_by_kick(const void* uc);
 
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);

@@ -94,9 +94,7 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   }
   const int err = errno;
   Process::set_current(&t.proc());
-  // The child has exec'd or exited: its vCPU goes back to this process's pool. A wake eventfd it made is a
-  // number of its own descriptor table (unless shared).
-  if (!(r.flags & CLONE_FILES)) c.child->disown_wake_fd();
+  // The child has exec'd or exited: its vCPU goes back to this process's pool.
   t.proc().recycle_vcpu(c.child->release_cpu());
   delete c.child;
   delete proc;
@@ -174,11 +172,7 @@ void* vm_helper_main(void* arg) {
   std::vector<Task*> left;
   c->proc->for_each_thread([&](Task& t) { left.push_back(&t); });
   if (pid < 0) left.push_back(c->task);
-  for (Task* t : left) {
-    // A wake eventfd number of the child's own descriptor table means something else in this one.
-    if (!(c->req.flags & CLONE_FILES)) t->disown_wake_fd();
-    delete t;
-  }
+  for (Task* t : left) delete t;
   delete c->proc;
   ::munmap(c->stack, kVmChildStack);
   delete c;

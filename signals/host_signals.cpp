@@ -26,9 +26,14 @@ namespace {
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
 constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
 
-siginfo_t marker(uint64_t magic, uint32_t number) {
+// The process start_host_signal_intake started the intake thread of (the first of this a64run); written
+// and read with the __atomic builtins (forward_to_intake).
+emu::Process* g_first_process = nullptr;
+
+// (Also built by forward_to_intake, in a signal handler: not instrumented either.)
+__attribute__((no_sanitize("thread"))) siginfo_t marker(uint64_t magic, uint32_t number) {
   siginfo_t si{};
-  si.si_signo = timer_host_signal();
+  si.si_signo = SIGRTMAX;  // timer_host_signal(), not called: no instrumented call from a signal handler
   si.si_code = SI_QUEUE;
   si.si_pid = static_cast<int>(::getpid());
   si.si_uid = ::getuid();
@@ -56,11 +61,11 @@ bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
 bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
   uint32_t slot;
   if (!is_marker(sig, *hsi, kForwardMagic, &slot)) return false;
-  if (slot >= HostIntake::kForwardSlots || in.forward_state[slot].load(std::memory_order_acquire) != 2) {
+  if (slot >= HostIntake::kForwardSlots || __atomic_load_n(&in.forward_state[slot], __ATOMIC_ACQUIRE) != 2) {
     return false;
   }
   *hsi = in.forward_info[slot];
-  in.forward_state[slot].store(0, std::memory_order_release);
+  __atomic_store_n(&in.forward_state[slot], 0, __ATOMIC_RELEASE);
   return true;
 }
 
@@ -75,7 +80,7 @@ bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
 }
 
 // SA_NOCLDSTOP: no SIGCHLD for a child's stop or continue (do_notify_parent_cldstop). Applied here, not by
-// the host: the host's SIGCHLD also wakes wait4/waitid callers (mirror_sigchld_action). A child's exit may
+// the host (mirror_sigchld_action). A child's exit may
 // have been merged into a stop's host SIGCHLD still pending (standard signals coalesce), so when a child is
 // waitable as exited, the signal is kept and carries that exit (waitid WNOWAIT leaves the child to the
 // guest).
@@ -103,8 +108,8 @@ void* intake_main(void* arg) {
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
-  in.pid.store(static_cast<int>(::getpid()), std::memory_order_release);
-  in.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
+  __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
@@ -115,14 +120,7 @@ void* intake_main(void* arg) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
       continue;
     }
-    if (sig == SIGCHLD) {
-      // Decided before the waiters wake: a woken waiter could reap the exit that suppressed_by_nocldstop
-      // looks for.
-      const bool suppressed = suppressed_by_nocldstop(*proc, &hsi);
-      in.child_events.fetch_add(1, std::memory_order_acq_rel);
-      proc->wake_child_waiters();
-      if (suppressed) continue;
-    }
+    if (sig == SIGCHLD && suppressed_by_nocldstop(*proc, &hsi)) continue;
     send_to_process(*proc, guest::to_guest(hsi));
   }
   return nullptr;
@@ -131,6 +129,7 @@ void* intake_main(void* arg) {
 }  // namespace
 
 void start_host_signal_intake(emu::Process& proc) {
+  __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
   ::sigset_t set = async_set();
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
   struct sigaction ign {};
@@ -142,15 +141,15 @@ void start_host_signal_intake(emu::Process& proc) {
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
-  proc.intake.tid.store(0, std::memory_order_release);
+  __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
 }
 
 void mirror_sigchld_action(const guest::sigaction& act) {
-  // The host must send SIGCHLD for every child event: it is what wakes a parked wait4/waitid. So never host
-  // SIG_IGN (no signal at all) or SA_NOCLDSTOP (a waitpid(WUNTRACED) would sleep through the stop). The
+  // The host must send SIGCHLD for every child event: the intake thread takes it for the guest's. So never
+  // host SIG_IGN (no signal at all) or SA_NOCLDSTOP (the intake thread applies it). The
   // guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's SA_NOCLDWAIT, which reaps and still sends
   // SIGCHLD; SA_NOCLDSTOP is applied by the intake thread. SIGCHLD stays blocked everywhere and is taken by
   // the intake thread, so the host handler never runs.
@@ -163,14 +162,14 @@ void mirror_sigchld_action(const guest::sigaction& act) {
 int intake_tid() {
   const HostIntake& in = emu::Process::current()->intake;
   int tid;
-  while ((tid = in.tid.load(std::memory_order_acquire)) == 0) sched_yield();
+  while ((tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE)) == 0) sched_yield();
   return tid;
 }
 
 void sync_host_signals() {
   HostIntake& in = emu::Process::current()->intake;
   const int pid = static_cast<int>(::getpid());
-  if (in.tid.load(std::memory_order_acquire) == 0 || in.pid.load(std::memory_order_acquire) != pid) {
+  if (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) {
     return;  // no intake thread in this host process (a CLONE_VM|CLONE_VFORK child)
   }
   uint32_t seq;
@@ -185,27 +184,31 @@ void sync_host_signals() {
     in.sync_acked.wait(a);
 }
 
-void forward_to_intake(const siginfo_t& si) {
+// Runs in the wake signal's handler, which ThreadSanitizer does not know of (safe_syscall.cpp): nothing in it
+// is instrumented.
+__attribute__((no_sanitize("thread"))) void forward_to_intake(const siginfo_t& si) {
   emu::Process* proc = emu::Process::current();
+  // A thread that runs no Process (one starting, ThreadSanitizer's own): the first one's, which a fork child
+  // keeps (the same object); a CLONE_VM child's threads all have theirs.
+  if (proc == nullptr) proc = __atomic_load_n(&g_first_process, __ATOMIC_ACQUIRE);
   const int pid = static_cast<int>(::getpid());
   if (proc == nullptr) return;
   HostIntake& in = proc->intake;
-  const int tid = in.tid.load(std::memory_order_acquire);
-  if (tid == 0 || in.pid.load(std::memory_order_acquire) != pid) return;  // no intake thread here
+  const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
+  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) return;  // no intake thread here
   for (int slot = 0; slot < HostIntake::kForwardSlots; ++slot) {
     int expected = 0;
-    if (!in.forward_state[slot].compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
+    if (!__atomic_compare_exchange_n(&in.forward_state[slot], &expected, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED)) {
+      continue;
+    }
     in.forward_info[slot] = si;
-    in.forward_state[slot].store(2, std::memory_order_release);
+    __atomic_store_n(&in.forward_state[slot], 2, __ATOMIC_RELEASE);
     siginfo_t m = marker(kForwardMagic, static_cast<uint32_t>(slot));
     if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, m.si_signo, &m) != 0)
-      in.forward_state[slot].store(0, std::memory_order_release);
+      __atomic_store_n(&in.forward_state[slot], 0, __ATOMIC_RELEASE);
     return;
   }
-}
-
-uint64_t child_event_count() {
-  return emu::Process::current()->intake.child_events.load(std::memory_order_acquire);
 }
 
 }  // namespace signals

@@ -1,7 +1,7 @@
 // Host signals: every emulator thread blocks the asynchronous ones; one intake thread takes them
 // (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition follows the guest's
-// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT), but the host always sends SIGCHLD, which
-// wakes wait4/waitid; the intake thread applies SA_NOCLDSTOP.
+// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT), but the host always sends SIGCHLD; the
+// intake thread applies SA_NOCLDSTOP.
 #pragma once
 
 #include <signal.h>
@@ -18,11 +18,13 @@ class Process;
 
 namespace signals {
 
-// A process's intake thread and the counters its waiters read (emu::Process::intake).
+// A process's intake thread and the counters its waiters read (emu::Process::intake). tid, pid and
+// forward_state are plain ints read and written only with the __atomic builtins: forward_to_intake uses them
+// from a signal handler that ThreadSanitizer does not see, and std::atomic's member functions are
+// instrumented calls there.
 struct HostIntake {
-  std::atomic<uint64_t> child_events{0};
-  std::atomic<int> tid{0};
-  std::atomic<int> pid{0};
+  int tid = 0;
+  int pid = 0;
   // sync_host_signals' markers: queued in sequence order (under sync_mu) and taken in that order, so
   // sync_acked only grows.
   std::mutex sync_mu;
@@ -30,7 +32,7 @@ struct HostIntake {
   std::atomic<uint32_t> sync_acked{0};
   // Signals another thread took for the intake thread (forward_to_intake): free, being written, or ready.
   static constexpr int kForwardSlots = 16;
-  std::atomic<int> forward_state[kForwardSlots] = {};
+  int forward_state[kForwardSlots] = {};
   siginfo_t forward_info[kForwardSlots] = {};
 };
 
@@ -54,8 +56,5 @@ void sync_host_signals();
 // siginfo, si_code SI_USER, to no thread but itself, so the siginfo waits in a slot and a marker signal
 // names the slot.) Async-signal-safe.
 void forward_to_intake(const siginfo_t& si);
-
-// Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.
-uint64_t child_event_count();
 
 }  // namespace signals

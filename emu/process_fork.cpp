@@ -152,6 +152,7 @@ void wait_until_gone(const VmChild& c, int pid) {
 }
 
 void* vm_helper_main(void* arg) {
+  signals::block_after_thread_start();
   auto* c = static_cast<VmChild*>(arg);
   const int self = static_cast<int>(::gettid());
   syscalls::reserve_tid(self);

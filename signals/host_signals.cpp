@@ -9,10 +9,12 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 
 #include "emu/task.h"
+#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
 #include "syscalls/fd_util.h"
@@ -69,75 +71,74 @@ bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
   return true;
 }
 
-// The signals a64run takes asynchronously: all of them. SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP too:
-// another process may kill() the guest with them, and the guest may ignore or block them. The kernel forces
-// a real fault in the emulator through the block (it unblocks the signal and resets it to SIG_DFL), so a
-// bug in a64run still ends it with that signal.
-::sigset_t async_set() {
-  ::sigset_t s;
-  sigfillset(&s);
-  return s;
-}
+// The signals a64run takes asynchronously: all of them, in the kernel's 64-bit set for the raw calls (glibc's
+// sigfillset leaves out its own 32 and 33, which a guest uses as any RT signal: a host 32 left unblocked
+// would end a64run by its default action, and glibc's handler for 33 would swallow one). SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE and SIGTRAP too: another process may kill() the guest with them, and the guest may ignore
+// or block them. The kernel forces a real fault in the emulator through the block (it unblocks the signal
+// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal.
+constexpr uint64_t kAsyncSet = ~uint64_t{0};
 
-// SA_NOCLDSTOP: no SIGCHLD for a child's stop or continue (do_notify_parent_cldstop). Applied here, not by
-// the host (mirror_sigchld_action). A child's exit may
-// have been merged into a stop's host SIGCHLD still pending (standard signals coalesce), so when a child is
-// waitable as exited, the signal is kept and carries that exit (waitid WNOWAIT leaves the child to the
-// guest).
-bool suppressed_by_nocldstop(emu::Process& proc, siginfo_t* hsi) {
-  if (hsi->si_code != CLD_STOPPED && hsi->si_code != CLD_CONTINUED) return false;
-  {
-    ProcessSignals& ps = proc.signals();
-    std::lock_guard lk(ps.sig_lock);
-    if (!(ps.actions[SIGCHLD - 1].sa_flags & guest::kSA_NOCLDSTOP)) return false;
-  }
-  siginfo_t exited{};
-  if (::waitid(P_ALL, 0, &exited, WEXITED | WNOHANG | WNOWAIT) == 0 && exited.si_pid != 0) {
-    *hsi = exited;
-    return false;
-  }
-  return true;
-}
+constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
+constexpr int kGlibcSetxid = 33;
 
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
-  ::sigset_t set = async_set();
+  const uint64_t set = kAsyncSet;
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
-  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
   __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
     siginfo_t hsi{};
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
+    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, sizeof set);
     if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
     if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
     if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
       continue;
     }
-    if (sig == SIGCHLD && suppressed_by_nocldstop(*proc, &hsi)) continue;
     send_to_process(*proc, guest::to_guest(hsi));
   }
   return nullptr;
+}
+
+// Host 32 and 33 that land on a thread which leaves them unblocked (glibc unblocks 32 in every thread it
+// starts until the thread blocks it again, and in threads a64run does not start: ThreadSanitizer's) go to
+// the intake thread like the wake signal's strays, instead of ending a64run (32's default action) or
+// reaching glibc's handler for 33. A raw handler (safe_syscall.h).
+__attribute__((no_sanitize("thread"))) void on_stray_signal(int /*sig*/, siginfo_t* si, void* /*ctx*/) {
+  const int saved_errno = errno;
+  forward_to_intake(*si);
+  errno = saved_errno;
+}
+
+// glibc's first pthread_create of a process (late_init) installs its handler for 33 and unblocks 32 and 33 in
+// the calling thread: the raw handlers go in, and the signals are blocked again, after it.
+void after_first_thread() {
+  install_raw_handler(kGlibcCancel, &on_stray_signal);
+  install_raw_handler(kGlibcSetxid, &on_stray_signal);
+  block_after_thread_start();
 }
 
 }  // namespace
 
 void start_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
-  ::sigset_t set = async_set();
-  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
+  const uint64_t set = kAsyncSet;
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
+  after_first_thread();
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
@@ -145,17 +146,24 @@ void restart_host_signal_intake(emu::Process& proc) {
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
+  after_first_thread();  // a fork child's may be its first again
+}
+
+void block_after_thread_start() {
+  const uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
 }
 
 void mirror_sigchld_action(const guest::sigaction& act) {
-  // The host must send SIGCHLD for every child event: the intake thread takes it for the guest's. So never
-  // host SIG_IGN (no signal at all) or SA_NOCLDSTOP (the intake thread applies it). The
-  // guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's SA_NOCLDWAIT, which reaps and still sends
-  // SIGCHLD; SA_NOCLDSTOP is applied by the intake thread. SIGCHLD stays blocked everywhere and is taken by
-  // the intake thread, so the host handler never runs.
+  // The host sends SIGCHLD for the child events the guest's kernel would signal, and the intake thread takes
+  // it for the guest's (SIGCHLD stays blocked everywhere, so the host handler never runs): never host
+  // SIG_IGN, which would send none. The guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's
+  // SA_NOCLDWAIT, which reaps and still sends SIGCHLD; SA_NOCLDSTOP is the host's own (a blocking wait4 is
+  // the host's, which the kernel wakes for a stop with or without a signal).
   struct sigaction h {};
   h.sa_handler = SIG_DFL;
-  if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags = SA_NOCLDWAIT;
+  if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags |= SA_NOCLDWAIT;
+  if (act.sa_flags & guest::kSA_NOCLDSTOP) h.sa_flags |= SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 

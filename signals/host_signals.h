@@ -1,7 +1,6 @@
-// Host signals: every emulator thread blocks the asynchronous ones; one intake thread takes them
+// Host signals: every emulator thread blocks the asynchronous ones (all 64); one intake thread takes them
 // (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition follows the guest's
-// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT), but the host always sends SIGCHLD; the
-// intake thread applies SA_NOCLDSTOP.
+// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT) and SA_NOCLDSTOP, but is never SIG_IGN.
 #pragma once
 
 #include <signal.h>
@@ -41,6 +40,11 @@ struct HostIntake {
 void start_host_signal_intake(emu::Process& proc);
 // In a fork child (only the forking thread survives) and in a CLONE_VM child: starts a new intake thread.
 void restart_host_signal_intake(emu::Process& proc);
+// Blocks again, in a thread pthread_create just started, what glibc unblocked there (its SIGCANCEL, 32):
+// every emulator thread made with pthread_create calls it first. (glibc's first pthread_create also unblocks
+// 32 and 33 in the thread that calls it, and sets its own handler for 33: the intake thread's start blocks
+// them again and puts a64run's handler back.) The wake signal keeps its state.
+void block_after_thread_start();
 // The calling thread's process's intake thread (waits for it to start): host timers signal it.
 int intake_tid();
 void mirror_sigchld_action(const guest::sigaction& act);

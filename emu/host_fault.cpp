@@ -68,6 +68,10 @@ void install_host_fault_handler() {
   });
 }
 
+bool host_faults_allowed_here() {
+  return t_allowed;
+}
+
 void allow_host_faults() {
   if (t_allowed) return;
   t_allowed = true;

@@ -13,4 +13,9 @@ void install_host_fault_handler();
 // it kills the process). Once per thread.
 void allow_host_faults();
 
+// True once the calling thread has allowed host faults: code that blocks every signal in a thread that may
+// already run guest code (signals::block_after_thread_start, called again in a fork child when its intake
+// thread starts) must leave SIGSEGV and SIGBUS unblocked there.
+bool host_faults_allowed_here();
+
 }  // namespace emu

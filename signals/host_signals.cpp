@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "emu/host_fault.h"
 #include "emu/task.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
@@ -150,7 +151,11 @@ void restart_host_signal_intake(emu::Process& proc) {
 }
 
 void block_after_thread_start() {
-  const uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
+  uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
+  // A thread that runs translated code keeps the two fault signals (emu/host_fault.h): a fork child's vCPU
+  // thread comes here again when its intake thread starts, after it allowed them in the parent.
+  if (emu::host_faults_allowed_here())
+    set &= ~((uint64_t{1} << (SIGSEGV - 1)) | (uint64_t{1} << (SIGBUS - 1)));
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
 }
 

@@ -83,7 +83,7 @@ constexpr int host_prot(int prot) {
 // thread cannot unmap the pages under it.
 class AddressSpace {
  public:
-  static constexpr uint64_t kGuardSize = 64 * 1024;
+  static constexpr uint64_t kGuardSize = uint64_t{64} * 1024;
   // Where the window goes when the host allows: below 2 GiB, so that a host address base + g is a 32-bit
   // displacement from g.
   static constexpr uintptr_t kLowBase = 0x40000000;

@@ -37,7 +37,6 @@ namespace {
 // (objdump) and checked against their machine code below. Offsets from the CPUARMState pointer the helper
 // is given.
 constexpr intptr_t kEnvPc = 0x140;
-constexpr intptr_t kEnvPstate = 0x148;
 constexpr intptr_t kEnvHflags = 0x150;
 constexpr intptr_t kEnvBtype = 0x228;
 constexpr intptr_t kEnvBtiFeature = 0x3298;    // a byte of ID_AA64PFR1 (its BT field): nonzero with BTI
@@ -139,7 +138,8 @@ extern "C" void* __wrap_helper_lookup_tb_ptr_aarch64(void* env) {
     flags = (flags & ~kBtypeMask) | ((at<uint32_t>(env, kEnvBtype) << 10) & kBtypeMask);
   const uint64_t tmp = pc ^ (pc >> (kPageBits - kJmpPageBits));
   const uint64_t hash = ((tmp >> (kPageBits - kJmpPageBits)) & 0xfc0) | (tmp & 0x3f);
-  const auto* tb = at<const Tb*>(env, kEnvJmpCache + static_cast<intptr_t>(hash * sizeof(void*)));
+  const auto* tb = reinterpret_cast<const Tb*>(
+      at<uintptr_t>(env, kEnvJmpCache + static_cast<intptr_t>(hash * sizeof(void*))));
   const uint32_t cf = static_cast<uint32_t>(at<int32_t>(env, kEnvClusterIndex)) << kClusterShift;
   if (tb != nullptr && tb->pc == pc && tb->cs_base == 0 && tb->flags == flags &&
       tb->trace_vcpu_dstate == at<uint64_t>(env, kEnvTraceDstate) && (tb->cflags & kCfMask) == cf)

@@ -119,6 +119,14 @@ __attribute__((no_sanitize("thread"))) void on_stray_signal(int /*sig*/, siginfo
   errno = saved_errno;
 }
 
+// Until the intake thread has stored its pid and tid, forward_to_intake drops what it is given: a kill()ed
+// SIGSEGV or SIGBUS that lands on a vCPU thread (which leaves them unblocked for its own faults,
+// emu/host_fault.h) would be lost. So no guest code runs before the intake thread is up (intake_main takes
+// no lock before it stores them).
+void wait_for_intake(const HostIntake& in) {
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
 // glibc's first pthread_create of a process (late_init) installs its handler for 33 and unblocks 32 and 33 in
 // the calling thread: the raw handlers go in, and the signals are blocked again, after it.
 void after_first_thread() {
@@ -140,6 +148,7 @@ void start_host_signal_intake(emu::Process& proc) {
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
   after_first_thread();
+  wait_for_intake(proc.intake);
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
@@ -148,6 +157,7 @@ void restart_host_signal_intake(emu::Process& proc) {
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
   after_first_thread();  // a fork child's may be its first again
+  wait_for_intake(proc.intake);
 }
 
 void block_after_thread_start() {

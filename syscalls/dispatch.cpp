@@ -6,8 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <mutex>
+#include <span>
 
 #include "signals/signals.h"
 #include "syscalls/handlers.h"
@@ -42,10 +45,34 @@ const Index& index() {
 
 std::array<std::atomic<bool>, kMaxNr> g_logged_unimplemented{};
 
-void log_unimplemented(int nr, const char* name) {
-  if (nr >= 0 && nr < kMaxNr && g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
-  std::string line = fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr);
+// Numbers arm64 Linux does not have are logged once each too, but a guest can make four billion of them:
+// the first kLoggedUnknownMax are named, then one line says that the rest are not.
+constexpr size_t kLoggedUnknownMax = 16;
+std::mutex g_unknown_mu;
+std::array<int, kLoggedUnknownMax> g_logged_unknown;  // GUARDED_BY(g_unknown_mu)
+size_t g_logged_unknown_count = 0;                    // GUARDED_BY(g_unknown_mu)
+bool g_unknown_silenced = false;                      // GUARDED_BY(g_unknown_mu)
+
+void write_stderr(const std::string& line) {
   (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+void log_unimplemented(int nr, const char* name) {
+  if (nr >= 0 && nr < kMaxNr) {
+    if (g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
+    write_stderr(fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr));
+    return;
+  }
+  std::lock_guard lk(g_unknown_mu);
+  const auto logged = std::span(g_logged_unknown).first(g_logged_unknown_count);
+  if (g_unknown_silenced || std::find(logged.begin(), logged.end(), nr) != logged.end()) return;
+  if (g_logged_unknown_count == kLoggedUnknownMax) {
+    g_unknown_silenced = true;
+    write_stderr("a64run: more unknown syscall numbers, returning -ENOSYS without logging them\n");
+    return;
+  }
+  g_logged_unknown[g_logged_unknown_count++] = nr;
+  write_stderr(fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr));
 }
 
 // Writes to a broken pipe or socket raise SIGPIPE (host SIGPIPE is ignored inside a64run, so the host

@@ -22,7 +22,18 @@ constexpr uint64_t page_down(uint64_t v) {
   return v & ~kPageMask;
 }
 constexpr uint64_t page_up(uint64_t v) {
-  return (v + kPageMask) & ~kPageMask;
+  return (v + kPageMask) & ~kPageMask;  // 0 for v within a page of 2^64: callers that take lengths check
+}
+
+// The user address space of an arm64 Linux process (48-bit virtual addresses): TASK_SIZE, the limit of the
+// kernel's access_ok. The guest window is the bottom part of it; addresses above the window are user
+// addresses that are never mapped, so a call that only checks access_ok (a zero-length read, a private
+// futex wake, munmap) succeeds there as on Linux, and one that touches them faults.
+inline constexpr uint64_t kTaskSize = uint64_t{1} << 48;
+
+// Linux's access_ok: [addr, addr+len) is a user range, mapped or not (no wrap, nothing of the kernel half).
+constexpr bool user_range_ok(uint64_t addr, uint64_t len) {
+  return len <= kTaskSize && addr <= kTaskSize - len;
 }
 
 // Guest protection bits use the Linux values (PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4) on both sides.
@@ -93,6 +104,7 @@ class AddressSpace {
   // The program break. set_brk_base is called once by the loader; brk(2) returns the new (or old) break.
   void set_brk_base(uint64_t addr);
   uint64_t brk(uint64_t addr);
+  uint64_t brk_value() const;
 
   // Where top-down mmap placement starts (below the stack).
   void set_mmap_top(uint64_t addr) { mmap_top_ = addr; }
@@ -100,6 +112,16 @@ class AddressSpace {
 
   // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared).
   bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
+  // How far into [addr, addr+len) a host call may go (caller holds lock, shared). `usable`: the length of
+  // the prefix mapped with `prot` (file pages past the end of the file are not). `reach`: where the first
+  // page that is mapped but lacks `prot` starts, or the window's end, or len. The host pages of everything
+  // before `reach` that is not usable are PROT_NONE reservation, where a host call faults as the guest's
+  // kernel would; beyond it the host could touch what the guest may not.
+  struct Reach {
+    uint64_t usable;
+    uint64_t reach;
+  };
+  Reach reach_locked(uint64_t addr, uint64_t len, int prot) const;
   // True when addr lies in a MAP_SHARED mapping (futexes there may be shared with other processes).
   bool is_shared(uint64_t addr) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
@@ -141,12 +163,27 @@ class AddressSpace {
   int64_t find_free_locked(uint64_t len, uint64_t hint) const;
   void split_at_locked(uint64_t addr);
   void remove_range_locked(uint64_t start, uint64_t end);
+  // munmap of [start, end) inside the window: 0 or the host's ENOMEM (map count limit).
+  int64_t unmap_locked(uint64_t start, uint64_t end);
   void release_host_locked(uint64_t start, uint64_t end);         // aborts when the host refuses
   int64_t try_release_host_locked(uint64_t start, uint64_t end);  // 0 or -errno
   int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
-  int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
-  int64_t move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
-                            uint64_t dest, const MapSource& src);
+  // One mremap call, its lengths rounded to pages.
+  struct Remap {
+    uint64_t old_addr;
+    uint64_t old_len;
+    uint64_t new_len;
+    int flags;
+    uint64_t new_addr;
+  };
+  const Vma* vma_at_locked(uint64_t addr) const;
+  // munmap of a user range (the part inside the window): -EINVAL for one Linux refuses, else as munmap.
+  int64_t unmap_user_locked(uint64_t addr, uint64_t len);
+  int64_t resizable_locked(uint64_t addr, uint64_t len) const;
+  int64_t mremap_at_locked(const Remap& rm);
+  int64_t mremap_to_locked(Remap rm);
+  int64_t grow_in_place_locked(const Remap& rm);
+  int64_t move_pages_locked(const Remap& rm, uint64_t dest);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }

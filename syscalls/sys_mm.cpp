@@ -8,7 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <vector>
+#include <algorithm>
+#include <shared_mutex>
 
 #include "syscalls/fd_util.h"
 
@@ -68,17 +69,30 @@ SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) {
   return t.as().msync(addr, len, flags);
 }
 
-// mincore(2): residency from the host's view of the same pages.
+// mincore(2): residency from the host's view of the same pages, in Linux's order: the range must be a user
+// range (ENOMEM), the vector too (EFAULT, even for no pages); then a page of results at a time, each run of
+// mapped pages copied out before a hole ends the call with ENOMEM.
 SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> vec) {
   if (addr & emu::kPageMask) return -EINVAL;
-  const uint64_t pages = emu::page_up(len) / emu::kPageSize;
-  {
-    std::shared_lock lk(t.as().lock());
-    if (!t.as().accessible_locked(addr, emu::page_up(len), 0)) return -ENOMEM;
+  if (!emu::user_range_ok(addr, len)) return -ENOMEM;
+  uint64_t pages = (len >> 12) + ((len & emu::kPageMask) != 0);
+  if (!emu::user_range_ok(vec.addr, pages)) return -EFAULT;
+  unsigned char out[emu::kPageSize];
+  uint64_t to = vec.addr;
+  while (pages > 0) {
+    uint64_t n = std::min<uint64_t>(pages, sizeof out);
+    {
+      std::shared_lock lk(t.as().lock());
+      n = t.as().reach_locked(addr, n * emu::kPageSize, 0).usable / emu::kPageSize;
+      if (n == 0) return -ENOMEM;
+      if (::mincore(t.as().host(addr), n * emu::kPageSize, out) != 0) return -errno;
+    }
+    if (emu::copy_out(t.as(), to, out, n) != 0) return -EFAULT;
+    pages -= n;
+    to += n;
+    addr += n * emu::kPageSize;
   }
-  std::vector<unsigned char> out(pages);
-  if (pages && ::mincore(t.as().host(addr), emu::page_up(len), out.data()) != 0) return -errno;
-  return emu::copy_out(t.as(), vec.addr, out.data(), out.size());
+  return 0;
 }
 
 // The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux), as
@@ -87,11 +101,22 @@ SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> ve
 namespace {
 
 SysResult lock_call(Task& t, long nr, uint64_t addr, uint64_t len, long flags = 0) {
+  // do_mlock's arithmetic: the length grows by the offset into the first page, then rounds up (to 0 within
+  // a page of 2^64: nothing to lock, as on Linux).
   const uint64_t start = emu::page_down(addr);
-  const uint64_t span = emu::page_up(addr + len) - start;
-  std::shared_lock lk(t.as().lock());
-  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(nr, t.as().host(start), span, flags) == 0 ? 0 : -errno;
+  const uint64_t span = emu::page_up(len + (addr & emu::kPageMask));
+  emu::AddressSpace& as = t.as();
+  if (span == 0)
+    return ::syscall(nr, start < as.size() ? as.host(start) : as.base(), 0, flags) == 0 ? 0 : -errno;
+  if (start + span < start) {
+    // A range that wraps: the answer depends on the caller's privilege (mlock checks RLIMIT_MEMLOCK first,
+    // ENOMEM, unless CAP_IPC_LOCK, then EINVAL): the host's own answer for a range that wraps the same way.
+    constexpr uint64_t kLastPage = ~emu::kPageMask;
+    return ::syscall(nr, kLastPage, span, flags) == 0 ? 0 : -errno;
+  }
+  std::shared_lock lk(as.lock());
+  if (!as.accessible_locked(start, span, 0)) return -ENOMEM;
+  return ::syscall(nr, as.host(start), span, flags) == 0 ? 0 : -errno;
 }
 
 }  // namespace

@@ -46,4 +46,10 @@ uint8_t* host_range(AddressSpace& as, uint64_t addr, uint64_t len, int prot) {
   return as.host(addr);
 }
 
+HostSpan host_span(AddressSpace& as, uint64_t addr, uint64_t len, int prot) {
+  std::shared_lock lk(as.lock());
+  const AddressSpace::Reach r = as.reach_locked(addr, len, prot);
+  return {r.reach == 0 ? nullptr : as.host(addr), r.reach};
+}
+
 }  // namespace emu

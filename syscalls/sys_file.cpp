@@ -13,6 +13,7 @@
 #include "signals/safe_syscall.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -57,10 +58,9 @@ template <typename Call>
 SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t pos, bool writing, Call call) {
   if (pos < 0) return -EINVAL;
   if (is_reserved_fd(fd)) return -EBADF;
-  uint8_t* p = emu::host_range(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
-  if (p == nullptr) return fd_error_first(fd, writing, -EFAULT);
+  const HostTransfer b = host_transfer(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(call(p));
+  return from_host(call(static_cast<uint8_t*>(b.ptr), b.len));
 }
 
 // An optional loff_t* argument (sendfile, splice, copy_file_range): read before the call, written back after.
@@ -105,14 +105,27 @@ int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count,
   const std::span<guest::iovec> g(count <= small.size() ? small.data() : large.data(), count);
   if (const int64_t r = emu::copy_in(as, g.data(), addr, g.size_bytes()); r < 0) return r;
   if (const int64_t r = clamp_iovecs(g); r < 0) return r;
+  // import_iovec: every buffer must pass access_ok before anything moves.
+  for (const guest::iovec& v : g) {
+    if (!emu::user_range_ok(v.iov_base, v.iov_len)) return -EFAULT;
+  }
   if (count > inline_.size()) heap_.resize(count);
   ::iovec* h = count <= inline_.size() ? inline_.data() : heap_.data();
+  // The transfer stops where Linux's copy would fault: the host stops by itself at a page that is not mapped,
+  // and the iovecs end before one that is mapped without `prot` (a first buffer that starts there faults).
   for (size_t i = 0; i < count; ++i) {
     h[i] = {nullptr, 0};
     if (g[i].iov_len == 0) continue;
-    uint8_t* p = emu::host_range(as, g[i].iov_base, g[i].iov_len, prot);
-    if (p == nullptr) return -EFAULT;
-    h[i] = {p, g[i].iov_len};
+    const HostTransfer b = host_transfer(as, g[i].iov_base, g[i].iov_len, prot);
+    if (b.ptr == kHostFaultAddr && i > 0) {
+      count_ = i;
+      break;
+    }
+    h[i] = {b.ptr, b.len};
+    if (b.len < g[i].iov_len && b.ptr != kHostFaultAddr) {
+      count_ = i + 1;
+      break;
+    }
   }
   return 0;
 }
@@ -129,12 +142,12 @@ SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t
 
 SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {
   return positional_io(t, fd, buf.addr, count, pos, false,
-                       [&](uint8_t* p) { return ::pread(fd, p, count, pos); });
+                       [&](uint8_t* p, uint64_t n) { return ::pread(fd, p, n, pos); });
 }
 
 SysResult sys_pwrite64(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count, int64_t pos) {
   return positional_io(t, fd, buf.addr, count, pos, true,
-                       [&](uint8_t* p) { return ::pwrite(fd, p, count, pos); });
+                       [&](uint8_t* p, uint64_t n) { return ::pwrite(fd, p, n, pos); });
 }
 
 // preadv/pwritev: on a 64-bit kernel the position is pos_l alone (pos_h is shifted out).

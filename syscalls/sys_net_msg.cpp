@@ -242,7 +242,9 @@ SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len,
                      GuestPtr<const uint8_t> addr, int addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_READ), len};
+  const HostTransfer b = host_transfer(t.as(), buf.addr, len, PROT_READ);
+  len = b.len;
+  ::iovec iov{b.ptr, len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
@@ -260,7 +262,9 @@ SysResult sys_recvfrom(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t len, uin
                        GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_WRITE), len};
+  const HostTransfer b = host_transfer(t.as(), buf.addr, len, PROT_WRITE);
+  len = b.len;
+  ::iovec iov{b.ptr, len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;

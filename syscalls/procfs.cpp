@@ -131,11 +131,16 @@ uint64_t guest_start_stack(Task& t) {
 }
 
 // Resident pages of guest [start, end) from the host's page tables.
+// A page of results at a time: a guest mapping may span the whole window (2^28 pages).
 uint64_t resident_bytes(Task& t, uint64_t start, uint64_t end) {
-  std::vector<unsigned char> vec((end - start) / emu::kPageSize);
-  if (vec.empty() || ::mincore(t.as().host(start), end - start, vec.data()) != 0) return 0;
+  unsigned char vec[emu::kPageSize];
   uint64_t pages = 0;
-  for (unsigned char c : vec) pages += c & 1;
+  for (uint64_t at = start; at < end;) {
+    const uint64_t n = std::min<uint64_t>((end - at) / emu::kPageSize, sizeof vec);
+    if (n == 0 || ::mincore(t.as().host(at), n * emu::kPageSize, vec) != 0) break;
+    for (uint64_t i = 0; i < n; ++i) pages += vec[i] & 1;
+    at += n * emu::kPageSize;
+  }
   return pages * emu::kPageSize;
 }
 

@@ -7,9 +7,11 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,20 +25,33 @@
 namespace syscalls {
 namespace {
 
-constexpr size_t kMaxArgs = 1u << 17;
 constexpr int kMaxScriptDepth = 4;
 
-int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out) {
+// The room execve gives argv and envp together (fs/exec.c's bprm_stack_limits): a quarter of RLIMIT_STACK,
+// at most 3/4 of _STK_LIM (6 MiB), at least ARG_MAX (128 KiB); every string counts with its NUL and its
+// pointer. Beyond it the call is E2BIG, so the strings a64run copies are bounded as the kernel's are.
+uint64_t exec_strings_limit() {
+  constexpr uint64_t kStkLim = 8ull << 20;
+  constexpr uint64_t kArgMax = 32 * 4096;
+  rlimit rl{};
+  const uint64_t stack = ::getrlimit(RLIMIT_STACK, &rl) == 0 ? rl.rlim_cur : kStkLim;
+  return std::max(std::min(kStkLim / 4 * 3, stack / 4), kArgMax);
+}
+
+int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out, uint64_t* budget) {
+  constexpr size_t kMaxArgStrlen = 32 * 4096;  // MAX_ARG_STRLEN
   out->clear();
   if (addr == 0) return 0;
   for (size_t i = 0;; ++i) {
-    if (i >= kMaxArgs) return -E2BIG;
     uint64_t p = 0;
     if (emu::copy_in(t.as(), &p, addr + i * 8, 8) != 0) return -EFAULT;
     if (p == 0) return 0;
     std::string s;
-    if (int64_t r = emu::read_cstring(t.as(), p, size_t{128} * 1024, &s); r < 0)
+    if (int64_t r = emu::read_cstring(t.as(), p, std::min<uint64_t>(kMaxArgStrlen, *budget), &s); r < 0)
       return r == -ENAMETOOLONG ? -E2BIG : r;
+    const uint64_t cost = s.size() + 1 + sizeof(uint64_t);
+    if (cost > *budget) return -E2BIG;
+    *budget -= cost;
     out->push_back(std::move(s));
   }
 }
@@ -162,8 +177,9 @@ SysResult sys_execve(Task& t, GuestCStr path, uint64_t argv, uint64_t envp) {
   if (int64_t r = emu::read_cstring(t.as(), path.addr, PATH_MAX - 1, &program); r < 0) return r;
   if (program.empty()) return -ENOENT;
   std::vector<std::string> args, env;
-  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
-  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  uint64_t budget = exec_strings_limit();
+  if (int64_t r = read_string_array(t, argv, &args, &budget); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env, &budget); r < 0) return r;
   return do_exec(t, std::move(program), std::move(args), std::move(env));
 }
 
@@ -186,8 +202,9 @@ SysResult sys_execveat(Task& t, int dirfd, GuestCStr path, uint64_t argv, uint64
     if (::lstat(t.proc().host_path(program).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
   }
   std::vector<std::string> args, env;
-  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
-  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  uint64_t budget = exec_strings_limit();
+  if (int64_t r = read_string_array(t, argv, &args, &budget); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env, &budget); r < 0) return r;
   return do_exec(t, std::move(program), std::move(args), std::move(env));
 }
 

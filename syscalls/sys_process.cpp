@@ -123,14 +123,20 @@ SysResult sys_setfsgid(Task&, uint32_t gid) {
   return ::syscall(SYS_setfsgid, gid);
 }
 
+// getgroups(2): the count of the groups the process has; with a size, those groups (EINVAL when they do not
+// fit). The host list is sized by the groups there are, never by the guest's size.
 SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list) {
   if (size < 0) return -EINVAL;
-  std::vector<gid_t> g(static_cast<size_t>(size) + 1);
-  const int n = ::getgroups(size, g.data());
+  const int n = ::getgroups(0, nullptr);
   if (n < 0) return -errno;
-  if (size > 0 && emu::copy_out(t.as(), list.addr, g.data(), static_cast<size_t>(n) * sizeof(gid_t)) != 0)
+  if (size == 0) return n;
+  if (n > size) return -EINVAL;
+  std::vector<gid_t> g(static_cast<size_t>(n));
+  const int got = ::getgroups(n, g.data());
+  if (got < 0) return -errno;
+  if (emu::copy_out(t.as(), list.addr, g.data(), static_cast<size_t>(got) * sizeof(gid_t)) != 0)
     return -EFAULT;
-  return n;
+  return got;
 }
 
 SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {

@@ -67,10 +67,11 @@ void Process::add_thread(Task* t) {
   threads_[t->tid()] = t;
 }
 
-size_t Process::remove_thread(Task* t) {
+bool Process::remove_thread_unless_last(Task* t) {
   std::lock_guard lk(threads_mu_);
+  if (threads_.size() == 1 && threads_.begin()->second == t) return false;
   threads_.erase(t->tid());
-  return threads_.size();
+  return true;
 }
 
 size_t Process::thread_count() {
@@ -94,7 +95,7 @@ std::unique_ptr<Vcpu> Process::take_vcpu(Task* owner) {
 }
 
 void Process::recycle_vcpu(std::unique_ptr<Vcpu> cpu) {
-  cpu->set_task(nullptr);
+  cpu->set_idle(this);
   std::lock_guard lk(threads_mu_);
   idle_cpus_.push_back(std::move(cpu));
 }
@@ -286,7 +287,10 @@ void Task::exit_thread(int status) {
     if (cleared) proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
-  if (proc_.remove_thread(this) == 0) exit_group(status);
+  // The last thread ends the process still registered: prepare_death takes its vCPU out of the code gate
+  // and the run lock like every other thread's, and a CLONE_VM child's helper finds its Task to delete.
+  // (Unregistered first, it left a vCPU in the gate naming a process the helper then freed.)
+  if (!proc_.remove_thread_unless_last(this)) exit_group(status);
   exiting_ = true;
   cpu_->stop(StopKind::kThreadExit);
 }

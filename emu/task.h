@@ -87,7 +87,9 @@ class Process {
   // signals::map_trampoline.
   uint64_t sigreturn_trampoline = 0;
 
-  // The thread registry. remove_thread returns how many threads remain.
+  // The thread registry. A Task is registered from its thread's start until that thread is done with it;
+  // remove_thread_unless_last unregisters an exiting thread, unless it is the last (which ends the process
+  // registered, and returns false).
   Task* find_thread(int tid);
   // Visits every thread, the main thread (tid == pid) first, under the registry lock.
   template <typename F>
@@ -104,7 +106,7 @@ class Process {
   void remove_child_waiter(Task* t);
   void wake_child_waiters();
   void add_thread(Task* t);
-  size_t remove_thread(Task* t);
+  bool remove_thread_unless_last(Task* t);
   size_t thread_count();
   // Idle vCPUs kept for reuse: creating a Unicorn instance costs ~1.6 ms, reusing one microseconds.
   std::unique_ptr<Vcpu> take_vcpu(Task* owner);
@@ -143,8 +145,9 @@ class Process {
   std::atomic<int> host_pid_{0};
   int main_tid_ = 0;
   std::mutex threads_mu_;
-  std::vector<Task*> child_waiters_;              // GUARDED_BY(threads_mu_)
-  std::map<int, Task*> threads_;                  // GUARDED_BY(threads_mu_)
+  std::vector<Task*> child_waiters_;  // GUARDED_BY(threads_mu_)
+  std::map<int, Task*> threads_;      // GUARDED_BY(threads_mu_)
+  // Declared last, so destroyed first: the idle vCPUs name this process (Vcpu::proc_) until they are gone.
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
 

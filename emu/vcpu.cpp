@@ -228,6 +228,12 @@ void Vcpu::set_task(Task* t) {
   run_evicted_.store(false, std::memory_order_relaxed);
 }
 
+void Vcpu::set_idle(const Process* pool) {
+  task_.store(nullptr, std::memory_order_release);
+  proc_.store(pool, std::memory_order_release);
+  run_evicted_.store(false, std::memory_order_relaxed);
+}
+
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {

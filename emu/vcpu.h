@@ -58,11 +58,13 @@ class Vcpu {
   // vCPU on.
   Task* task() const { return task_.load(std::memory_order_acquire); }
   // The host process that runs this vCPU (0 when idle). Other threads ask it of vCPUs whose thread may be
-  // exiting (CodeGate::close, kicks, the run lock): it reads the process, which outlives its tasks, never
-  // the task itself.
+  // exiting (CodeGate::close, kicks, the run lock): it reads the process, never the task.
   int host_pid() const;
   const Process* process() const { return proc_.load(std::memory_order_acquire); }
+  // A task of `t`'s process runs the vCPU from now on.
   void set_task(Task* t);
+  // The vCPU goes idle into `pool`'s pool of vCPUs (Process::recycle_vcpu).
+  void set_idle(const Process* pool);
 
   // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
   void request(uint32_t bits);
@@ -115,7 +117,11 @@ class Vcpu {
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
-  std::atomic<const Process*> proc_{nullptr};  // the process of the last task (set_task)
+  // The process whose thread runs this vCPU, or whose idle pool holds it. Lifetime: a process frees its
+  // pool (and so these vCPUs) before anything else of it, and a vCPU handed to another process's pool
+  // names that process from then on (set_idle), so proc_ never names a freed process. (It named the
+  // process of its last task: a vfork child's vCPU back in its parent's pool named the deleted child.)
+  std::atomic<const Process*> proc_{nullptr};
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};

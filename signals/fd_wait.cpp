@@ -73,9 +73,9 @@ int64_t look_again(emu::Task& t, const std::function<int64_t()>& look) {
   return -EAGAIN;
 }
 
-int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2) {
+int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2, long a3) {
   while (true) {
-    const int64_t r = safe_syscall(t, nr, fd, a1, a2);
+    const int64_t r = safe_syscall(t, nr, fd, a1, a2, a3);
     if (r != -EINTR) return r;
     // Not interrupted: a wake signal meant for an earlier call of this thread; nothing was transferred.
     if (t.interrupted()) return interrupted_fd_result(fd, events);

@@ -35,9 +35,10 @@ int64_t look_again(emu::Task& t, const std::function<int64_t()>& look);
 // socket with a timeout that way, else kERESTARTSYS.
 int64_t interrupted_fd_result(int fd, short events);
 
-// A blocking host call on fd (read, write, readv, writev: `nr` with fd and the rest) as a safe system call
-// (signals/safe_syscall.h): the host kernel's result, or interrupted_fd_result when a signal ended it.
-int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2);
+// A blocking host call on fd (read, write, readv, writev, vmsplice: `nr` with fd and the rest) as a safe
+// system call (signals/safe_syscall.h): the host kernel's result, or interrupted_fd_result when a signal
+// ended it.
+int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2, long a3 = 0);
 
 // poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without
 // a deadline. Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a signal (the

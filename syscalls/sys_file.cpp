@@ -31,20 +31,28 @@ int64_t fd_error_first(int fd, bool writing, int64_t err) {
   return err;
 }
 
+// A vector call that may block on a pipe, socket or terminal: its host number and the argument after the
+// iovecs (vmsplice's flags). A zero `nr` never waits.
+struct WaitingCall {
+  long nr = 0;
+  long a3 = 0;
+};
+
 // readv and friends: import the guest iovecs for the direction, then the host call without the run lock.
 template <typename Call>
 SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, Call call,
-                    bool wait = false) {
+                    WaitingCall waiting = {}) {
   if (is_reserved_fd(fd)) return -EBADF;
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
     return fd_error_first(fd, writing, r);
   }
-  // readv/writev on a pipe, socket or terminal: a safe system call, or an interruptible wait first (regular
-  // files never wait there; the positional forms fail on pipes at once, so they never wait).
+  // readv/writev/vmsplice on a pipe, socket or terminal: a safe system call, or an interruptible wait first
+  // (regular files never wait there; the positional forms fail on pipes at once, so they never wait).
+  const bool wait = waiting.nr != 0;
   if (wait && signals::safe_syscalls_enabled()) {
-    return signals::safe_fd_call(t, writing ? SYS_writev : SYS_readv, fd, writing ? POLLOUT : POLLIN,
-                                 reinterpret_cast<long>(v.data()), static_cast<long>(v.count()));
+    return signals::safe_fd_call(t, waiting.nr, fd, writing ? POLLOUT : POLLIN,
+                                 reinterpret_cast<long>(v.data()), static_cast<long>(v.count()), waiting.a3);
   }
   if (wait) {
     if (const int64_t r = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN); r != 0) return r;
@@ -131,13 +139,13 @@ int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count,
 }
 
 SysResult sys_readv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(
-      t, fd, iov.addr, count, false, [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); }, true);
+  return vector_io(t, fd, iov.addr, count, false, [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); },
+                   {SYS_readv});
 }
 
 SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(
-      t, fd, iov.addr, count, true, [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); }, true);
+  return vector_io(t, fd, iov.addr, count, true, [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); },
+                   {SYS_writev});
 }
 
 SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {
@@ -231,14 +239,17 @@ SysResult sys_tee(Task& t, int fd_in, int fd_out, uint64_t len, uint32_t flags) 
 }
 
 // vmsplice(2): into a pipe's write end the guest pages are read, from a read end they are written. The
-// pipe then refers to the guest's pages in the host window, as it would to the process's own on Linux.
+// pipe then refers to the guest's pages in the host window, as it would to the process's own on Linux. A
+// full (or empty) blocking pipe waits as a write (or read) does: a guest signal ends the wait.
 SysResult sys_vmsplice(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, uint32_t flags) {
   if (is_reserved_fd(fd)) return -EBADF;
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0) return -EBADF;
   const bool into_pipe = (fl & O_ACCMODE) == O_WRONLY;
-  return vector_io(t, fd, iov.addr, count, into_pipe,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_vmsplice, fd, v, n, flags); });
+  const WaitingCall waiting{(flags & SPLICE_F_NONBLOCK) ? 0 : SYS_vmsplice, static_cast<long>(flags)};
+  return vector_io(
+      t, fd, iov.addr, count, into_pipe,
+      [&](const ::iovec* v, int n) { return ::syscall(SYS_vmsplice, fd, v, n, flags); }, waiting);
 }
 
 SysResult sys_truncate(Task& t, GuestCStr path, int64_t length) {

@@ -133,6 +133,7 @@ class Transfer {
                               : ::recvmsg(fd_, &m_, static_cast<int>(flags)));
   }
   bool stream();
+  bool unix_domain() const;
   bool wants_more(int64_t n) const;
   void advance(uint64_t n);
   int64_t partial_or(int64_t err);
@@ -150,6 +151,12 @@ class Transfer {
   bool advanced_ = false;
   ::msghdr first_{};  // a receive's name, control and flags as its first chunk left them
 };
+
+bool Transfer::unix_domain() const {
+  int domain = 0;
+  socklen_t len = sizeof domain;
+  return ::getsockopt(fd_, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
 
 bool Transfer::stream() {
   if (stream_ < 0) {
@@ -204,8 +211,10 @@ int64_t Transfer::partial_or(int64_t err) {
 int64_t Transfer::run() {
   const int64_t blocking = sock_blocking(fd_, flags_);
   if (blocking < 0) return blocking;
-  // MSG_OOB and MSG_ERRQUEUE receives never wait on Linux.
-  if (blocking == 0 || (!sending_ && (flags_ & (guest::kMSG_OOB | guest::kMSG_ERRQUEUE))))
+  // MSG_OOB receives never wait on Linux, nor MSG_ERRQUEUE ones (ip_recv_error, sock_recv_errqueue) but on
+  // AF_UNIX, whose receive ignores that flag and waits as for any other.
+  if (blocking == 0 || (!sending_ && (flags_ & guest::kMSG_OOB)) ||
+      (!sending_ && (flags_ & guest::kMSG_ERRQUEUE) && !unix_domain()))
     return once(flags_);
   bool looked = false;
   while (true) {

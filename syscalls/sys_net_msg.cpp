@@ -211,11 +211,13 @@ int64_t Transfer::partial_or(int64_t err) {
 int64_t Transfer::run() {
   const int64_t blocking = sock_blocking(fd_, flags_);
   if (blocking < 0) return blocking;
-  // MSG_OOB receives never wait on Linux, nor MSG_ERRQUEUE ones (ip_recv_error, sock_recv_errqueue) but on
-  // AF_UNIX, whose receive ignores that flag and waits as for any other.
-  if (blocking == 0 || (!sending_ && (flags_ & guest::kMSG_OOB)) ||
-      (!sending_ && (flags_ & guest::kMSG_ERRQUEUE) && !unix_domain()))
-    return once(flags_);
+  if (blocking == 0) return once(flags_);
+  // A receive of urgent data on a stream (tcp_recv_urg, unix_stream_recv_urg) or of the error queue outside
+  // AF_UNIX (ip_recv_error, sock_recv_errqueue) never waits on Linux; elsewhere the socket ignores the flag
+  // and waits as for any receive, interruptibly here.
+  if (!sending_ &&
+      (((flags_ & guest::kMSG_OOB) && stream()) || ((flags_ & guest::kMSG_ERRQUEUE) && !unix_domain())))
+    return once(flags_ | guest::kMSG_DONTWAIT);
   bool looked = false;
   while (true) {
     int64_t n = once(flags_ | guest::kMSG_DONTWAIT);

@@ -1,10 +1,13 @@
-// Tests a guest signal ending the blocking waits of vmsplice(2) and of recv(MSG_ERRQUEUE) on an AF_UNIX
-// socket (which ignores that flag and waits for data as any receive does), without SA_RESTART: both fail
-// with EINTR after really blocking. A helper thread sends SIGUSR1 to the blocked thread after 100 ms and
-// unblocks the call 1.5 s later, so an emulator that misses the signal fails the check instead of hanging.
-// Also: vmsplice with SPLICE_F_NONBLOCK never waits, recv(MSG_ERRQUEUE) on AF_UNIX receives the data that is
-// there, and on a UDP socket with an empty error queue it fails with EAGAIN at once.
+// Tests a guest signal ending the blocking waits of vmsplice(2), of recv(MSG_ERRQUEUE) on an AF_UNIX socket
+// (which ignores that flag and waits for data as any receive does), of recv(MSG_OOB) on a UDP socket (which
+// ignores that one), and of clock_nanosleep on the process's CPU-time clock, without SA_RESTART: each fails
+// with EINTR after really blocking (the sleep writes the CPU time left). A helper thread sends SIGUSR1 to the
+// blocked thread after 100 ms and unblocks the call 1.5 s later (a datagram, a drained pipe, CPU time spent),
+// so an emulator that misses the signal fails the check instead of hanging. Also: vmsplice with
+// SPLICE_F_NONBLOCK never waits, recv(MSG_ERRQUEUE) on AF_UNIX receives the data that is there, and on a UDP
+// socket with an empty error queue it fails with EAGAIN at once.
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -31,6 +34,7 @@ static void on_usr1(int sig) {
 struct Helper {
   pthread_t target;
   void (*unblock)(void);
+  volatile int returned;  // the call under test returned: nothing to unblock
   pthread_t thread;
 };
 
@@ -38,8 +42,8 @@ static void* helper_main(void* arg) {
   struct Helper* h = arg;
   usleep(100 * 1000);
   pthread_kill(h->target, SIGUSR1);
-  usleep(1500 * 1000);
-  h->unblock();
+  for (int i = 0; i < 150 && !h->returned; i++) usleep(10 * 1000);
+  if (!h->returned) h->unblock();
   return NULL;
 }
 
@@ -47,6 +51,7 @@ static void start_helper(struct Helper* h, void (*unblock)(void)) {
   handled = 0;
   h->target = pthread_self();
   h->unblock = unblock;
+  h->returned = 0;
   REQUIRE(pthread_create(&h->thread, NULL, helper_main, h) == 0);
 }
 
@@ -83,6 +88,7 @@ static void test_vmsplice(void) {
   errno = 0;
   const ssize_t r = vmsplice(pipe_fds[1], &iov, 1, 0);
   const double waited = now_ms() - t0;
+  h.returned = 1;
   CHECK_EQ(r, -1);
   CHECK_EQ(errno, EINTR);
   CHECK_EQ(handled, 1);
@@ -112,6 +118,7 @@ static void test_unix_errqueue(void) {
   errno = 0;
   const ssize_t r = recv(unix_pair[0], buf, sizeof buf, MSG_ERRQUEUE);
   const double waited = now_ms() - t0;
+  h.returned = 1;
   CHECK_EQ(r, -1);
   CHECK_EQ(errno, EINTR);
   CHECK_EQ(handled, 1);
@@ -120,6 +127,69 @@ static void test_unix_errqueue(void) {
   pthread_join(h.thread, NULL);
   close(unix_pair[0]);
   close(unix_pair[1]);
+}
+
+static int udp_fd;
+static struct sockaddr_in udp_addr;
+
+static void send_udp(void) {
+  const int s = socket(AF_INET, SOCK_DGRAM, 0);
+  CHECK_EQ(sendto(s, "late", 4, 0, (struct sockaddr*)&udp_addr, sizeof udp_addr), 4);
+  close(s);
+}
+
+static void test_udp_oob(void) {
+  udp_fd = socket(AF_INET, SOCK_DGRAM, 0);
+  REQUIRE_SYS(udp_fd);
+  udp_addr.sin_family = AF_INET;
+  udp_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE_SYS(bind(udp_fd, (struct sockaddr*)&udp_addr, sizeof udp_addr));
+  socklen_t len = sizeof udp_addr;
+  REQUIRE_SYS(getsockname(udp_fd, (struct sockaddr*)&udp_addr, &len));
+  char buf[16];
+  struct Helper h;
+  start_helper(&h, send_udp);
+  const double t0 = now_ms();
+  errno = 0;
+  const ssize_t r = recv(udp_fd, buf, sizeof buf, MSG_OOB);
+  const double waited = now_ms() - t0;
+  h.returned = 1;
+  CHECK_EQ(r, -1);
+  CHECK_EQ(errno, EINTR);
+  CHECK_EQ(handled, 1);
+  CHECK_GE(waited, 80);
+  CHECK_LT(waited, 1400);
+  pthread_join(h.thread, NULL);
+  close(udp_fd);
+}
+
+static volatile int sleeping;
+
+// Spends CPU time until the sleeper wakes (its request is 1 s of the process's CPU time), at most 4 s.
+static void burn_cpu(void) {
+  const double t0 = now_ms();
+  while (sleeping && now_ms() - t0 < 4000) {
+  }
+}
+
+static void test_cpu_clock_sleep(void) {
+  struct Helper h;
+  sleeping = 1;
+  start_helper(&h, burn_cpu);
+  const struct timespec req = {1, 0};
+  struct timespec rem = {0, 0};
+  const double t0 = now_ms();
+  const int r = clock_nanosleep(CLOCK_PROCESS_CPUTIME_ID, 0, &req, &rem);
+  const double waited = now_ms() - t0;
+  h.returned = 1;
+  sleeping = 0;
+  CHECK_EQ(r, EINTR);
+  CHECK_EQ(handled, 1);
+  CHECK_GE(waited, 80);
+  CHECK_LT(waited, 1400);
+  CHECK_GT(rem.tv_sec * 1000000000LL + rem.tv_nsec, 500000000LL);
+  CHECK_LE(rem.tv_sec * 1000000000LL + rem.tv_nsec, 1000000000LL);
+  pthread_join(h.thread, NULL);
 }
 
 static void test_udp_errqueue(void) {
@@ -141,5 +211,7 @@ int main(void) {
   test_vmsplice();
   test_unix_errqueue();
   test_udp_errqueue();
+  test_udp_oob();
+  test_cpu_clock_sleep();
   return check_done();
 }

@@ -21,11 +21,12 @@ namespace {
 
 using guest::from_host;
 
-// A bad buffer is reported only after a bad descriptor: the kernel checks the file (open, and open for
-// this direction) before it looks at user memory.
-int64_t fd_error_first(int fd, bool writing, int64_t err) {
+// A bad buffer is reported only after a bad descriptor: the kernel checks the file (open, for a positional
+// call seekable, and open for this direction) before it looks at user memory.
+int64_t fd_error_first(int fd, bool writing, int64_t err, bool positional) {
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0 || (fl & O_PATH)) return -EBADF;
+  if (positional && ::lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) return -ESPIPE;  // no FMODE_PREAD
   const int acc = fl & O_ACCMODE;
   if (writing ? acc == O_RDONLY : acc == O_WRONLY) return -EBADF;
   return err;
@@ -36,6 +37,7 @@ int64_t fd_error_first(int fd, bool writing, int64_t err) {
 struct WaitingCall {
   long nr = 0;
   long a3 = 0;
+  bool positional = false;  // preadv/pwritev at an offset: ESPIPE on a pipe or socket comes before EFAULT
 };
 
 // readv and friends: import the guest iovecs for the direction, then the host call without the run lock.
@@ -45,7 +47,7 @@ SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing,
   if (is_reserved_fd(fd)) return -EBADF;
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
-    return fd_error_first(fd, writing, r);
+    return fd_error_first(fd, writing, r, waiting.positional);
   }
   // readv/writev/vmsplice on a pipe, socket or terminal: a safe system call, or an interruptible wait first
   // (regular files never wait there; the positional forms fail on pipes at once, so they never wait).
@@ -72,12 +74,20 @@ SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t p
 }
 
 // An optional loff_t* argument (sendfile, splice, copy_file_range): read before the call, written back after.
+// One that cannot be read reaches the host as the fault address, so the host's checks of the descriptors
+// and their kinds (EBADF, ESPIPE, EINVAL) come first, as Linux makes them before it reads the offset.
 struct OptionalOffset {
   uint64_t addr;
   int64_t value = 0;
+  bool readable = true;
 
-  int64_t load(emu::AddressSpace& as) { return addr ? emu::copy_in(as, &value, addr, sizeof value) : 0; }
-  int64_t* ptr() { return addr ? &value : nullptr; }
+  void load(emu::AddressSpace& as) {
+    readable = addr == 0 || emu::copy_in(as, &value, addr, sizeof value) == 0;
+  }
+  int64_t* ptr() {
+    if (!readable) return static_cast<int64_t*>(kHostFaultAddr);
+    return addr ? &value : nullptr;
+  }
   int64_t store(emu::AddressSpace& as) const {
     return addr ? emu::copy_out(as, addr, &value, sizeof value) : 0;
   }
@@ -163,36 +173,41 @@ SysResult sys_preadv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t
                      uint64_t) {
   if (pos_l < 0) return -EINVAL;
   return vector_io(t, fd, iov.addr, count, false,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv, fd, v, n, pos_l, 0); });
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv, fd, v, n, pos_l, 0); },
+                   {.positional = true});
 }
 
 SysResult sys_pwritev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                       uint64_t) {
   if (pos_l < 0) return -EINVAL;
   return vector_io(t, fd, iov.addr, count, true,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev, fd, v, n, pos_l, 0); });
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev, fd, v, n, pos_l, 0); },
+                   {.positional = true});
 }
 
 // preadv2/pwritev2: position -1 means the file offset; RWF_* flags are arch-independent.
 SysResult sys_preadv2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                       uint64_t, int flags) {
-  return vector_io(t, fd, iov.addr, count, false, [&](const ::iovec* v, int n) {
-    return ::syscall(SYS_preadv2, fd, v, n, pos_l, 0, flags);
-  });
+  return vector_io(t, fd, iov.addr, count, false,
+                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv2, fd, v, n, pos_l, 0, flags); },
+                   {.positional = pos_l != -1});
 }
 
 SysResult sys_pwritev2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                        uint64_t, int flags) {
-  return vector_io(t, fd, iov.addr, count, true, [&](const ::iovec* v, int n) {
-    return ::syscall(SYS_pwritev2, fd, v, n, pos_l, 0, flags);
-  });
+  return vector_io(
+      t, fd, iov.addr, count, true,
+      [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev2, fd, v, n, pos_l, 0, flags); },
+      {.positional = pos_l != -1});
 }
 
-// sendfile(2): the offset, when given, is written back even after an error, as the kernel does.
+// sendfile(2): the offset, when given, is read first (EFAULT before any check of the descriptors) and written
+// back even after an error, as the kernel does.
 SysResult sys_sendfile(Task& t, int out_fd, int in_fd, GuestPtr<int64_t> offset, uint64_t count) {
   if (is_reserved_fd(out_fd) || is_reserved_fd(in_fd)) return -EBADF;
   OptionalOffset off{offset.addr};
-  if (const int64_t r = off.load(t.as()); r < 0) return r;
+  off.load(t.as());
+  if (!off.readable) return -EFAULT;
   int64_t r;
   {
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
@@ -207,8 +222,8 @@ template <typename Call>
 SysResult two_offset_call(Task& t, int fd_in, uint64_t in_addr, int fd_out, uint64_t out_addr, Call call) {
   if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
   OptionalOffset in{in_addr}, out{out_addr};
-  if (const int64_t r = in.load(t.as()); r < 0) return r;
-  if (const int64_t r = out.load(t.as()); r < 0) return r;
+  in.load(t.as());
+  out.load(t.as());
   int64_t r;
   {
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());

@@ -14,6 +14,7 @@
 #include "emu/task.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
+#include "syscalls/host_call.h"
 
 namespace syscalls {
 namespace {}  // namespace
@@ -139,11 +140,15 @@ SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list) {
   return got;
 }
 
+// setgroups(2): the kernel checks the capability (EPERM), then the size (EINVAL), then reads the list
+// (EFAULT). The host makes the first two: a size it refuses goes to it as it is, a list that cannot be read
+// as the fault address.
 SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
-  if (size < 0 || size > 65536) return -EINVAL;
+  if (size < 0 || size > 65536) return guest::from_host(::syscall(SYS_setgroups, size, nullptr));
   std::vector<gid_t> g(static_cast<size_t>(size));
-  if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) return -EFAULT;
-  return guest::from_host(::syscall(SYS_setgroups, size, g.data()));
+  const void* host = g.data();
+  if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) host = kHostFaultAddr;
+  return guest::from_host(::syscall(SYS_setgroups, size, host));
 }
 
 namespace {

@@ -1,4 +1,4 @@
-# Top-level entry points: build, demo, setup, fuzz, bench, bench-stall, sigcost. The test and lint lanes live
+# Top-level entry points: build, demo, setup, fuzz, fuzz-syscalls, bench, bench-stall, sigcost. The test and lint lanes live
 # in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
@@ -29,7 +29,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup fuzz bench bench-stall sigcost clean
+.PHONY: all configure demo setup fuzz fuzz-syscalls bench bench-stall sigcost clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -52,6 +52,27 @@ fuzz:
 	mkdir -p $(FUZZ_BUILD)/corpus
 	$(FUZZ_BUILD)/tests/fuzz/elf_fuzzer -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus \
 	  $(wildcard $(FUZZ_CORPUS))
+
+# The syscall fuzzer (tests/sysfuzz, docs/fuzzing.md): a campaign of SECONDS seconds from seed SEED (SEEDS
+# children at most, CALLS calls each) under the ASan build; SYSFUZZ_BUILD=build SYSFUZZ_CMAKE= runs the release
+# build (add SYSFUZZ_ARGS=--limit-as there). SYSFUZZ_MODE=qemu or native compares every result with
+# qemu-aarch64 or with the host kernel (the same fuzzer built for x86-64).
+SECONDS ?= 600
+SEED ?= 1
+SEEDS ?= 1000000
+CALLS ?= 2000
+SYSFUZZ_MODE ?= fuzz
+SYSFUZZ_BUILD ?= build-asan
+SYSFUZZ_CMAKE ?= -DA64RUN_SANITIZER=address
+SYSFUZZ_ARGS ?=
+SYSFUZZ_DIR = $(SYSFUZZ_BUILD)/tests/sysfuzz
+fuzz-syscalls:
+	$(call configure,$(SYSFUZZ_BUILD),$(SYSFUZZ_CMAKE))
+	$(CMAKE) --build $(SYSFUZZ_BUILD) -j $(JOBS) --target a64run sysfuzz_run sysfuzz_guest sysfuzz_native
+	nice -n 5 $(SYSFUZZ_DIR)/sysfuzz_run --guest $(SYSFUZZ_DIR)/sysfuzz --emulator $(SYSFUZZ_BUILD)/a64run \
+	  --native $(SYSFUZZ_DIR)/sysfuzz_x86_64 --known tests/sysfuzz/known_differences.txt --mode $(SYSFUZZ_MODE) \
+	  --seconds $(SECONDS) --seed $(SEED) --seeds $(SEEDS) --calls $(CALLS) --workdir $(SYSFUZZ_BUILD)/sysfuzz-runs \
+	  $(SYSFUZZ_ARGS)
 
 bench: all
 	QUICK=$(QUICK) BUILD=$(BUILD) bench/run

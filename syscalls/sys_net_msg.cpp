@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -129,8 +130,7 @@ class Transfer {
  private:
   int64_t once(uint32_t flags) {
     emu::RunLockReleaser unlocked(t_.proc().run_lock(), &t_.cpu());
-    return from_host(sending_ ? ::sendmsg(fd_, &m_, static_cast<int>(flags))
-                              : ::recvmsg(fd_, &m_, static_cast<int>(flags)));
+    return from_host(::syscall(sending_ ? SYS_sendmsg : SYS_recvmsg, fd_, &m_, static_cast<int>(flags)));
   }
   bool stream();
   bool unix_domain() const;
@@ -225,7 +225,7 @@ int64_t Transfer::run() {
       looked = true;
       // Nothing yet: look again for a moment before waiting, as a blocking read does.
       n = signals::look_again(t_, [&] {
-        return from_host(::recvmsg(fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
+        return from_host(::syscall(SYS_recvmsg, fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
       });
     }
     if (n >= 0) {

@@ -506,10 +506,11 @@ static int in_range(uint64_t p, uint64_t start, uint64_t end) {
 }
 
 // Memory the fuzzer reads a struct from without the call's consent: a built struct or NULL or memory that
-// faults are fine; random readable bytes (a handler address, say) are not.
+// faults are fine; random readable bytes (a handler address, say) are not. A pointer within 8 bytes of the
+// end of TAIL_PAGE faults for every struct it could hold.
 static int readable_random(uint64_t p) {
   return in_range(p, BUF_ZONE, BUF_ZONE + BUF_SIZE) || in_range(p, RO_PAGE, RO_PAGE + PAGE) ||
-         in_range(p, TAIL_PAGE, TAIL_PAGE + PAGE - 64) || in_range(p, MM_ZONE, MM_ZONE + MM_SIZE);
+         in_range(p, TAIL_PAGE, TAIL_PAGE + PAGE - 8) || in_range(p, MM_ZONE, MM_ZONE + MM_SIZE);
 }
 
 // A memory call's range: inside MM_ZONE, or refused by every kernel before it touches a mapping, or far
@@ -597,6 +598,15 @@ void sanitize_call(struct fuzz* f, const struct call* c, uint64_t* a) {
     keep_sigaction(f, a);
   } else if (nr == SYS_sigaltstack) {
     if (a[0] != 0 && (readable_random(a[0]) || in_range(a[0], STRUCT_ZONE, ALT_STACK + ALT_SIZE))) a[0] = 0;
+  } else if (nr == SYS_rt_sigsuspend) {
+    // The watchdog must end the wait: a mask in writable memory of the arena leaves SIGALRM out.
+    if (f->mode == MODE_FUZZ && (in_range(a[0], BUF_ZONE, BUF_ZONE + BUF_SIZE - 8) ||
+                                 in_range(a[0], STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 8))) {
+      uint64_t m;
+      memcpy(&m, (const void*)a[0], 8);
+      m &= ~(1ULL << (WATCHDOG_SIG - 1));
+      memcpy((void*)a[0], &m, 8);
+    }
   } else if (nr == SYS_fcntl) {
     if ((uint32_t)a[1] == F_SETSIG && deadly_signal(a[2])) a[2] = 0;  // SIGIO instead of a fault signal
   } else if (nr == SYS_setitimer) {

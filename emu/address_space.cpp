@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -161,6 +162,12 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     remove_range_locked(addr, end);
     bump_generation();
   }
+  if (lock_future_ >= 0 && ::syscall(SYS_mlock2, host(addr), len, lock_future_) != 0) {
+    // mlock_future_ok refused: Linux checks before it maps; here the range is given back (a MAP_FIXED
+    // mapping it replaced is gone, where Linux keeps it).
+    release_host_locked(addr, end);
+    return -EAGAIN;
+  }
   Vma v;
   v.start = addr;
   v.end = end;
@@ -202,6 +209,11 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
     if (where < 0) return where;
   }
   return map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
+}
+
+void AddressSpace::set_lock_future(bool on, int mlock2_flags) {
+  std::unique_lock lk(mu_);
+  lock_future_ = on ? mlock2_flags : -1;
 }
 
 int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {

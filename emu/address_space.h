@@ -98,6 +98,11 @@ class AddressSpace {
   int64_t munmap(uint64_t addr, uint64_t len);
   int64_t mprotect(uint64_t addr, uint64_t len, int prot);
   int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
+  // mlockall(MCL_FUTURE) of the guest: every later guest mapping is locked in the host (mlock2 with
+  // `mlock2_flags`, MLOCK_ONFAULT for MCL_ONFAULT), and a mapping the host cannot lock fails with EAGAIN, as
+  // on Linux. The host's own mlockall(MCL_FUTURE) would lock a64run's allocations too, which then fail at
+  // RLIMIT_MEMLOCK. munlockall ends it.
+  void set_lock_future(bool on, int mlock2_flags);
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
 
@@ -198,6 +203,7 @@ class AddressSpace {
   std::map<uint64_t, Vma> vmas_;  // GUARDED_BY(mu_), keyed by start
   uint64_t brk_base_ = 0;         // GUARDED_BY(mu_)
   uint64_t brk_ = 0;              // GUARDED_BY(mu_)
+  int lock_future_ = -1;          // GUARDED_BY(mu_): mlock2 flags for new mappings, or -1 for none
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> code_generation_{0};
 };

@@ -132,11 +132,18 @@ SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
   return lock_call(t, SYS_munlock, addr, len);
 }
-SysResult sys_mlockall(Task&, int flags) {
-  if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
-  return ::syscall(SYS_mlockall, flags) == 0 ? 0 : -errno;
+// mlockall(2): MCL_CURRENT goes to the host; MCL_FUTURE stays the guest's (AddressSpace::set_lock_future),
+// after the host's can_do_mlock check (an empty mlock answers EPERM where the guest may not lock at all).
+SysResult sys_mlockall(Task& t, int flags) {
+  if (flags == 0 || flags == MCL_ONFAULT || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)))
+    return -EINVAL;
+  if (::syscall(SYS_mlock, t.as().base(), 0) != 0) return -errno;
+  if ((flags & MCL_CURRENT) && ::syscall(SYS_mlockall, flags & ~MCL_FUTURE) != 0) return -errno;
+  if (flags & MCL_FUTURE) t.as().set_lock_future(true, (flags & MCL_ONFAULT) ? MLOCK_ONFAULT : 0);
+  return 0;
 }
-SysResult sys_munlockall(Task&) {
+SysResult sys_munlockall(Task& t) {
+  t.as().set_lock_future(false, 0);
   return ::syscall(SYS_munlockall) == 0 ? 0 : -errno;
 }
 

@@ -301,10 +301,7 @@ static void make_fds(struct fuzz* f) {
 // The state the calls may have changed goes back to where it started, on the same call numbers in every
 // lane: descriptors, the arena, signal actions and mask, mappings made outside the arena, the directory.
 static void reset(struct fuzz* f) {
-  // No handler may run while the arena (and the signal stack in it) is remade: signals wait until the end.
-  uint64_t all = ~0ULL;
-  raw4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
-  reap_children(f, 1);
+  reap_children(f, 1);   // its waits may need the watchdog
   raw0(SYS_munlockall);  // an mlockall(MCL_FUTURE) would make every new mapping count against RLIMIT_MEMLOCK
   raw1(SYS_personality, 0);
   for (int fd = 3; fd < 1024; fd++) {
@@ -322,6 +319,9 @@ static void reset(struct fuzz* f) {
   raw1(SYS_umask, 022);
   if (f->sleeper <= 0) start_sleeper(f);
   make_fds(f);
+  // No handler may run while the arena (and the signal stack in it) is remade: signals wait until the end.
+  uint64_t all = ~0ULL;
+  raw4(SYS_rt_sigprocmask, SIG_SETMASK, &all, 0, 8);
   reset_arena(f);
   install_handlers();
   uint64_t none = 0;

@@ -191,6 +191,11 @@ class Task {
   const volatile void* interrupt_flag() const { return &interrupt_; }
   void enter_safe_syscall() { in_safe_syscall_.store(true, std::memory_order_seq_cst); }
   void leave_safe_syscall() { in_safe_syscall_.store(false, std::memory_order_release); }
+  // What the safe system calls of the current guest system call did: entered the host call, or found the
+  // thread interrupted before they entered it (signals/safe_syscall.h). Reset by the dispatcher.
+  void reset_safe_calls() { safe_calls_ = 0; }
+  void note_safe_call(bool entered) { safe_calls_ |= entered ? 1 : 2; }
+  bool safe_calls_never_entered() const { return safe_calls_ == 2; }
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
   uint64_t robust_list_len = 0;
@@ -214,6 +219,7 @@ class Task {
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
   std::atomic<bool> in_safe_syscall_{false};
+  uint8_t safe_calls_ = 0;  // bit 0: a safe call entered its host call; bit 1: one did not
   signals::ThreadSignals sig_;
   bool exiting_ = false;
 };

@@ -15,6 +15,7 @@
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
 #include "syscalls/dispatch.h"
@@ -254,6 +255,17 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         RunLock& lock = t.proc().run_lock();
         if (!lock.held_by(self)) lock.acquire(self, true);
         syscalls::dispatch(t);
+        // A host signal sent before what the call saw (data another process wrote after its kill) is the
+        // guest's before the call returns (signals/host_signals.h).
+        if (RunLockReleaser::took_host_call() && signals::host_signals_in_flight()) {
+          if (lock.held_by(self)) {
+            RunLockReleaser unlocked(lock, self);
+            signals::sync_host_signals();
+          } else {
+            signals::sync_host_signals();
+          }
+          RunLockReleaser::took_host_call();
+        }
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
         // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
         if (t.interrupted() || t.restart.code != 0) {

@@ -14,6 +14,7 @@
 #include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
+#include "syscalls/abi/errno.h"
 
 namespace signals {
 
@@ -67,7 +68,12 @@ int64_t safe_fd_call(emu::Task& t, long nr, FdWait w, long a1, long a2, long a3,
     const int64_t r = safe_syscall(t, nr, w.fd, a1, a2, a3, a4, a5);
     if (r != -EINTR) return r;
     // Not interrupted: a wake signal meant for an earlier call of this thread; nothing was transferred.
-    if (t.interrupted()) return interrupted_fd_result(w.fd, static_cast<short>(w.events));
+    if (t.interrupted()) {
+      // A call on a non-blocking fd never waits, so on Linux no signal ends it: made as it is.
+      const int fl = ::fcntl(w.fd, F_GETFL);
+      if (fl >= 0 && (fl & O_NONBLOCK)) return guest::from_host(::syscall(nr, w.fd, a1, a2, a3, a4, a5));
+      return interrupted_fd_result(w.fd, static_cast<short>(w.events));
+    }
   }
 }
 

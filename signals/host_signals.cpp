@@ -1,9 +1,11 @@
 // This file implements the host signal intake thread and SIGCHLD mirroring.
 #include "signals/host_signals.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +33,12 @@ constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
 // The process start_host_signal_intake started the intake thread of (the first of this a64run); written
 // and read with the __atomic builtins (forward_to_intake).
 emu::Process* g_first_process = nullptr;
+
+// A signalfd for every asynchronous host signal (reserved, close-on-exec), made before the first intake
+// thread: intake threads poll it to learn that a signal is pending without taking it. A signalfd reports the
+// signals of the process that reads or polls it, so fork children and CLONE_VM children (whose tables hold
+// the same number) use it as it is.
+int g_intake_fd = -1;
 
 // (Also built by forward_to_intake, in a signal handler: not instrumented either.)
 __attribute__((no_sanitize("thread"))) siginfo_t marker(uint64_t magic, uint32_t number) {
@@ -82,6 +90,21 @@ constexpr uint64_t kAsyncSet = ~uint64_t{0};
 constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
 constexpr int kGlibcSetxid = 33;
 
+// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it.
+void intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
+  siginfo_t hsi{};
+  const timespec zero{};
+  // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
+  long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, ready ? &zero : nullptr, sizeof set);
+  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return;
+  if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
+  if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
+    timer_expired(proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
+    return;
+  }
+  send_to_process(proc, guest::to_guest(hsi));
+}
+
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   emu::Process::set_current(proc);
@@ -94,16 +117,16 @@ void* intake_main(void* arg) {
   __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
-    siginfo_t hsi{};
-    // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, sizeof set);
-    if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
-    if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
-    if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
-      timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
-      continue;
-    }
-    send_to_process(*proc, guest::to_guest(hsi));
+    // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
+    // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd),
+    // sets busy (a seq_cst store, before the dequeue's own locked instructions), takes one, queues it, and
+    // clears busy. A thread that sees neither the signal pending nor busy set knows the guest signal of any
+    // host signal generated before its look is queued already.
+    pollfd p{g_intake_fd, POLLIN, 0};
+    if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
+    in.busy.store(1, std::memory_order_seq_cst);
+    intake_one(*proc, in, set, g_intake_fd >= 0);
+    in.busy.store(0, std::memory_order_release);
   }
   return nullptr;
 }
@@ -135,6 +158,11 @@ void start_host_signal_intake(emu::Process& proc) {
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
+  // The raw call, with every one of the 64 (glibc's sigset leaves out 32 and 33).
+  const auto fd =
+      static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (fd >= 0) g_intake_fd = syscalls::make_reserved_fd(fd);
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
@@ -143,6 +171,9 @@ void start_host_signal_intake(emu::Process& proc) {
 
 void restart_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
+  // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
   pthread_t th;
   pthread_create(&th, nullptr, &intake_main, &proc);
   pthread_detach(th);
@@ -174,12 +205,22 @@ int intake_tid() {
   return tid;
 }
 
+namespace {
+
+// True when this host process has (or is starting) an intake thread for `in`; waits for it to start. A
+// CLONE_VM|CLONE_VFORK child has none (its Process's pid is never its host pid).
+bool has_intake(const HostIntake& in) {
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  return true;
+}
+
+}  // namespace
+
 void sync_host_signals() {
   HostIntake& in = emu::Process::current()->intake;
   const int pid = static_cast<int>(::getpid());
-  if (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) {
-    return;  // no intake thread in this host process (a CLONE_VM|CLONE_VFORK child)
-  }
+  if (!has_intake(in)) return;
   uint32_t seq;
   {
     std::lock_guard lk(in.sync_mu);
@@ -190,6 +231,15 @@ void sync_host_signals() {
   uint32_t a;
   while (static_cast<int32_t>((a = in.sync_acked.load(std::memory_order_acquire)) - seq) < 0)
     in.sync_acked.wait(a);
+}
+
+bool host_signals_in_flight() {
+  const HostIntake& in = emu::Process::current()->intake;
+  if (!has_intake(in)) return false;
+  uint64_t pending = 0;
+  ::syscall(SYS_rt_sigpending, &pending, sizeof pending);
+  pending &= ~(uint64_t{1} << (wake_signal() - 1));  // this thread's own wake, never the intake thread's
+  return pending != 0 || in.busy.load(std::memory_order_seq_cst) != 0;
 }
 
 // Runs in the wake signal's handler, which ThreadSanitizer does not know of (safe_syscall.cpp): nothing in it

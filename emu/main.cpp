@@ -15,6 +15,7 @@
 
 #include "emu/loader.h"
 #include "emu/task.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
@@ -38,6 +39,8 @@ void usage(FILE* out) {
       "  -E VAR=VALUE    set VAR in the guest's environment\n"
       "  -U VAR          remove VAR from the guest's environment\n"
       "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
+      "  -g PORT         wait for gdb on PORT (TCP, loopback; or HOST:PORT, or a Unix socket path) before\n"
+      "                  the first instruction, and serve it (env A64RUN_GDB)\n"
       "  --strace        print one line per syscall to stderr\n"
       "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
       "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
@@ -108,6 +111,10 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
   std::string argv0;
   for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
   if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;
+  if (const char* p = getenv("A64RUN_GDB")) opts->gdb = p;
+  // The debugger port is this a64run's alone: the program's children (a guest execve re-executes a64run)
+  // must not wait for a debugger too.
+  unset_env(opts->envp, "A64RUN_GDB");
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -154,9 +161,10 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       if (bad) return 2;
       continue;
     }
-    const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;
+    const bool takes_value = a == "-L" || a == "-E" || a == "-U" || a == "-0" || a == "-g";
+    const char* v = takes_value ? value() : nullptr;
     if (v == nullptr) {
-      if (a != "-L" && a != "-E" && a != "-U" && a != "-0")
+      if (!takes_value)
         fmt::print(stderr, "a64run: unknown option {}\n", a);
       usage(stderr);
       return 2;
@@ -165,6 +173,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     if (a == "-E") set_env(opts->envp, v);
     if (a == "-U") unset_env(opts->envp, v);
     if (a == "-0") argv0 = v;
+    if (a == "-g") opts->gdb = v;
   }
   if (i >= argc) {
     usage(stderr);
@@ -218,6 +227,10 @@ int run(int argc, char** argv) {
   signals::init_safe_syscalls();  // after the intake thread, which keeps the wake signal blocked
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);
+  if (!proc.opts().gdb.empty() && !gdb::start(proc, proc.opts().gdb, &error)) {
+    fmt::print(stderr, "a64run: {}\n", error);
+    return 1;
+  }
   main_task->run();
   // The guest's main thread called exit(2) while others live on; the last one ends the process.
   pthread_exit(nullptr);

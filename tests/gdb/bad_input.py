@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""Bad input for a64run's gdb stub, from a client of its own (gdb never sends most of this).
+
+Run 1 (the debuggee in "spin" mode, which loops until `magic` is 7):
+  - line noise, a wrong checksum (answered '-'), a packet longer than the stub takes ('-'), and malformed
+    or out-of-range packets, each answered with an error or the empty reply, never a crash;
+  - memory at unmapped or impossible addresses: an error reply;
+  - a second client while the first is attached: its connection is closed;
+  - the interrupt byte while running: a T02 stop reply;
+  - the first client goes away while the program is stopped: the program runs on (it spins);
+  - a new client attaches to the running program (T02), writes magic = 7, continues: exit 7 (W07).
+Run 2 (the common path): a breakpoint is hit, the client resumes and closes the connection at once, while
+the program runs: the breakpoint goes with it and the program ends normally (status 0).
+"""
+
+import argparse
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+TIMEOUT = 20
+
+
+def symbol_address(path, name):
+    """The value of a symbol in an ELF64 little-endian file's .symtab."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    for sh in sections:
+        if sh[1] != 2:  # SHT_SYMTAB
+            continue
+        strtab = sections[sh[6]]
+        for off in range(sh[4], sh[4] + sh[5], 24):
+            st_name, _, _, _, st_value, _ = struct.unpack_from("<IBBHQQ", data, off)
+            start = strtab[4] + st_name
+            if data[start:data.index(b"\0", start)] == name.encode():
+                return st_value
+    raise SystemExit(f"bad_input: no symbol {name} in {path}")
+
+
+def checksum(body):
+    return sum(body) & 0xFF
+
+
+class Client:
+    def __init__(self, port):
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                self.s = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+                break
+            except ConnectionRefusedError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        self.buf = b""
+
+    def raw(self, data):
+        self.s.sendall(data)
+
+    def read_byte(self):
+        while not self.buf:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise EOFError("the stub closed the connection")
+            self.buf += chunk
+        b, self.buf = self.buf[:1], self.buf[1:]
+        return b
+
+    def reply(self):
+        """The next packet's body (acknowledged), skipping '+'."""
+        while True:
+            b = self.read_byte()
+            if b == b"$":
+                break
+            if b not in (b"+",):
+                raise AssertionError(f"unexpected byte {b!r} before a packet")
+        body = b""
+        while True:
+            b = self.read_byte()
+            if b == b"#":
+                break
+            body += b
+        cs = self.read_byte() + self.read_byte()
+        assert int(cs, 16) == checksum(body), f"bad checksum from the stub: {body!r}"
+        self.raw(b"+")
+        return body.decode("latin-1")
+
+    def ask(self, body):
+        b = body.encode("latin-1")
+        self.raw(b"$" + b + b"#%02x" % checksum(b))
+        return self.reply()
+
+    def expect_nak(self, frame):
+        self.raw(frame)
+        b = self.read_byte()
+        assert b == b"-", f"wanted '-' for {frame[:40]!r}, got {b!r}"
+
+    def close(self):
+        self.s.close()
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print(f"ok: {what}")
+
+
+def malformed(c, magic):
+    c.raw(b"line noise \x7f")
+    c.expect_nak(b"$g#00")
+    c.expect_nak(b"$" + b"A" * 20000 + b"#00")
+    errors = ["m", "mzz,4", "M0,4:zz", "M0,2:00", "X0,2:a", "Z0,1,4", "Z0,0,3", "p9999", "pzz", "P0=12",
+              "G00", "Hgzz", "qXfer:features:read:target.xml:zz", "qXfer:auxv:read::ffffffff,10", "vCont;x",
+              "vCont;C", "vCont;Czz", "vCont;c:zz", "QPassSignals:zz", "Z2,0,0", "Z2,0,100000"]
+    for pkt in errors:
+        r = c.ask(pkt)
+        check(r.startswith("E"), f"{pkt!r} -> error reply {r!r}")
+    for pkt in ["m0,4", "m" + "f" * 16 + ",4", "m1,ffffffffffffffff", "M0,4:00000000", "X10,1:\x00"]:
+        r = c.ask(pkt)
+        check(r == "E0e", f"{pkt!r} (no such memory) -> {r!r}")
+    check(c.ask("Z9,0,4") == "", "unknown Z type -> empty reply")
+    check(c.ask("qNoSuchQuery") == "", "unknown query -> empty reply")
+    check(c.ask("Hg7ffffffe") == "E03", "no such thread -> E03")
+    check("PacketSize=" in c.ask("qSupported:multiprocess+"), "qSupported still answered")
+    check(c.ask(f"m{magic:x},4") == "01000000", "magic reads 1")
+
+
+def run_spin(args, port):
+    magic = symbol_address(args.program, "magic")
+    emu = subprocess.Popen([args.emulator, "-g", str(port), args.program, "spin"], stdout=subprocess.PIPE)
+    c = Client(port)
+    check(c.ask("?").startswith("T05thread:"), "initial stop T05")
+    malformed(c, magic)
+    second = Client(port)
+    second.s.settimeout(TIMEOUT)
+    check(second.s.recv(100) == b"", "a second client is turned away")
+    second.close()
+    c.raw(b"$vCont;c#%02x" % checksum(b"vCont;c"))
+    assert c.read_byte() == b"+"
+    time.sleep(0.2)
+    c.raw(b"\x03")
+    check(c.reply().startswith("T02thread:"), "interrupt byte -> T02")
+    c.close()  # gone while stopped: the program spins on
+    time.sleep(0.3)
+    check(emu.poll() is None, "the program runs on after its debugger left")
+    c = Client(port)
+    check(c.ask("?").startswith("T02thread:"), "a new client stops the running program (T02)")
+    check(c.ask(f"M{magic:x},4:07000000") == "OK", "magic = 7 written")
+    c.raw(b"$vCont;c#%02x" % checksum(b"vCont;c"))
+    check(c.reply() == "W07", "exit reported as W07")
+    check(emu.wait(timeout=TIMEOUT) == 7, "a64run exits 7")
+
+
+def run_close_while_running(args, port):
+    add = symbol_address(args.program, "add")
+    emu = subprocess.Popen([args.emulator, "-g", str(port), args.program], stdout=subprocess.PIPE)
+    c = Client(port)
+    c.ask("?")
+    check(c.ask(f"Z0,{add:x},4") == "OK", "breakpoint at add")
+    c.raw(b"$vCont;c#%02x" % checksum(b"vCont;c"))
+    check("swbreak" in c.reply(), "breakpoint hit")
+    c.raw(b"$vCont;c#%02x" % checksum(b"vCont;c"))
+    c.close()
+    out, _ = emu.communicate(timeout=TIMEOUT)
+    check(emu.returncode == 0 and b"total=33" in out, "closed while running: the program ends normally")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--emulator", required=True)
+    p.add_argument("--program", required=True)
+    args = p.parse_args()
+    run_spin(args, free_port())
+    run_close_while_running(args, free_port())
+    print("PASS: bad_input")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

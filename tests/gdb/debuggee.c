@@ -1,12 +1,14 @@
 // The program the gdb tests debug (tests/gdb/scenarios, bad_input.py): a -g -O0 build whose parts are
 // functions the scripts stop in. argv[1] picks a mode: "" runs the common path, "signal" raises SIGUSR1
-// (handled), "segv" ends in a store to address 16, "spin" first loops until a debugger sets `magic` to 7.
+// (handled), "segv" ends in a store to address 16, "spin" first loops until a debugger sets `magic` to 7,
+// "stress" runs the all-stop stress (stress_allstop.py) and nothing else.
 // The exit status tells what the program saw: 7 when a debugger set `magic` to 7, 9 when SIGUSR1 was
 // raised but its handler never ran (the debugger dropped it), else 0.
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int magic = 1;
@@ -63,9 +65,70 @@ static void on_usr1(int sig) {
   handled = sig;
 }
 
+// The all-stop stress: counting threads that hit stress_bp every round, one that counts without ever
+// stopping by itself (only a kick stops it), a thread sleeping in nanosleep and one blocked in read(2) on a
+// pipe, whose read must come back with the byte (restarted, not EINTR) however often the debugger stopped it.
+enum { kStressThreads = 4, kStressRounds = 25 };
+volatile unsigned long stress_counts[kStressThreads];
+volatile unsigned long sleep_count;
+volatile unsigned long spin_count;
+static volatile int stop_sleeping;
+static int stress_pipe[2];
+
+__attribute__((noinline)) void stress_bp(int id) {
+  __asm__ volatile("" ::"r"(id));
+}
+
+static void* stresser(void* arg) {
+  const int id = (int)(long)arg;
+  for (int r = 0; r < kStressRounds; r++) {
+    for (int i = 0; i < 1000000; i++) stress_counts[id]++;
+    stress_bp(id);
+  }
+  return NULL;
+}
+
+static void* spinner(void* arg) {
+  while (!stop_sleeping) spin_count++;
+  return arg;
+}
+
+static void* sleeper(void* arg) {
+  const struct timespec ms = {0, 1000000};
+  while (!stop_sleeping) {
+    nanosleep(&ms, NULL);
+    sleep_count++;
+  }
+  return arg;
+}
+
+static void* reader(void* arg) {
+  char c = 0;
+  const ssize_t n = read(stress_pipe[0], &c, 1);
+  return (void*)(long)(n == 1 && c == 'x');
+}
+
+static int stress(void) {
+  pthread_t ts[kStressThreads], sl, sp, rd;
+  if (pipe(stress_pipe) != 0) return 2;
+  pthread_create(&sl, NULL, sleeper, NULL);
+  pthread_create(&sp, NULL, spinner, NULL);
+  pthread_create(&rd, NULL, reader, NULL);
+  for (long i = 0; i < kStressThreads; i++) pthread_create(&ts[i], NULL, stresser, (void*)i);
+  for (int i = 0; i < kStressThreads; i++) pthread_join(ts[i], NULL);
+  stop_sleeping = 1;
+  pthread_join(sl, NULL);
+  pthread_join(sp, NULL);
+  if (write(stress_pipe[1], "x", 1) != 1) return 2;
+  void* ok = NULL;
+  pthread_join(rd, &ok);
+  return ok ? 0 : 3;
+}
+
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   my_pid = getpid();
+  if (strcmp(mode, "stress") == 0) return stress();
   if (strcmp(mode, "spin") == 0) {
     while (*(volatile int*)&magic != 7) {
     }

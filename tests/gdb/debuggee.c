@@ -27,6 +27,13 @@ __attribute__((noinline)) void worker_bp(int round) {
   __asm__ volatile("" ::"r"(round));
 }
 
+// The scripts' stepping ground: next over the first line, step into add.
+__attribute__((noinline)) int step_here(void) {
+  int total = 0;
+  for (int i = 0; i < 3; i++) total += add(i, 10);
+  return total;
+}
+
 static void* worker(void* arg) {
   for (int i = 0; i < 2; i++) worker_bp(i);
   return arg;
@@ -133,8 +140,7 @@ int main(int argc, char** argv) {
     while (*(volatile int*)&magic != 7) {
     }
   }
-  int total = 0;
-  for (int i = 0; i < 3; i++) total += add(i, 10);
+  const int total = step_here();
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   pthread_join(t, NULL);

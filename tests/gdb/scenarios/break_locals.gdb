@@ -5,7 +5,8 @@ continue
 # expect: Breakpoint 1, add \(a=0, b=10\) at .*debuggee.c:\d+
 backtrace
 # expect: #0 +add \(a=0, b=10\) at
-# expect: #1 +0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*debuggee.c
+# expect: #1 +0x[0-9a-f]+ in step_here \(\) at .*debuggee.c
+# expect: #2 +0x[0-9a-f]+ in main \(argc=1, argv=0x[0-9a-f]+\) at .*debuggee.c
 next
 print sum
 # expect: \$1 = 10

@@ -1,9 +1,8 @@
-# step into a call, next over one, stepi by one instruction, and until/advance within main.
-break main
+# next over a line, step into a call, stepi by one instruction, finish back to the caller.
+break step_here
 continue
-# expect: Breakpoint 1, main \(argc=1, argv=0x[0-9a-f]+\) at .*debuggee.c:\d+
-next
-next
+# expect: Breakpoint 1, step_here \(\) at .*debuggee.c:\d+
+# expect: int total = 0;
 next
 # expect: total \+= add\(i, 10\);
 step
@@ -13,6 +12,8 @@ stepi
 print $pc - $1
 # expect: \$2 = 4
 finish
+# expect: step_here \(\) at .*debuggee.c:\d+
+# expect: Value returned is \$3 = 10
 delete
 continue
 # expect: exited normally

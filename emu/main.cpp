@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "emu/binfmt.h"
+#include "emu/config.h"
 #include "emu/loader.h"
 #include "emu/task.h"
 #include "gdb/hooks.h"
@@ -105,16 +107,46 @@ bool parse_signal_delay(const std::string& a, bool* bad) {
   return true;
 }
 
-// Parses the command line into opts; returns -1 to continue, or an exit status.
-int parse_args(int argc, char** argv, emu::Options* opts) {
+// What every start shares, options or not: the environment, the configuration file, the variables that
+// stand for options. Returns false (with the message printed) for a bad configuration file.
+bool base_options(emu::Options* opts) {
   signals::host_signal_state(&opts->exec_blocked, &opts->exec_ignored);
-  std::string argv0;
   for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
+  emu::Config cfg;
+  std::string error;
+  if (!emu::read_config(&cfg, &error)) {
+    fmt::print(stderr, "a64run: {}\n", error);
+    return false;
+  }
+  opts->sysroot = cfg.sysroot;
   if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;
   if (const char* p = getenv("A64RUN_GDB")) opts->gdb = p;
   // The debugger port is this a64run's alone: the program's children (a guest execve re-executes a64run)
   // must not wait for a debugger too.
   unset_env(opts->envp, "A64RUN_GDB");
+  return true;
+}
+
+void default_sysroot(emu::Options* opts) {
+  struct stat st {};
+  if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
+}
+
+// Parses the command line into opts; returns -1 to continue, or an exit status.
+int parse_args(int argc, char** argv, emu::Options* opts) {
+  if (!base_options(opts)) return 2;
+  // Started by binfmt_misc with the P flag (emu/binfmt.h): {a64run, the program's path, its argv[0], its
+  // arguments...}, no options of ours, and the path as the kernel resolved it (no PATH search).
+  const emu::KernelStart kernel = emu::kernel_start();
+  opts->program_fd = kernel.exec_fd;
+  if (kernel.preserve_argv0 && argc >= 2) {
+    opts->program = argv[1];
+    for (int j = 2; j < argc; ++j) opts->argv.emplace_back(argv[j]);
+    if (opts->argv.empty()) opts->argv.emplace_back(argv[1]);
+    default_sysroot(opts);
+    return -1;
+  }
+  std::string argv0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -164,8 +196,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     const bool takes_value = a == "-L" || a == "-E" || a == "-U" || a == "-0" || a == "-g";
     const char* v = takes_value ? value() : nullptr;
     if (v == nullptr) {
-      if (!takes_value)
-        fmt::print(stderr, "a64run: unknown option {}\n", a);
+      if (!takes_value) fmt::print(stderr, "a64run: unknown option {}\n", a);
       usage(stderr);
       return 2;
     }
@@ -179,8 +210,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     usage(stderr);
     return 2;
   }
-  struct stat st {};
-  if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
+  default_sysroot(opts);
   opts->program = find_program(argv[i]);
   for (int j = i; j < argc; ++j) opts->argv.emplace_back(argv[j]);
   if (!argv0.empty()) opts->argv[0] = argv0;
@@ -198,6 +228,8 @@ std::unique_ptr<emu::AddressSpace> reserve_address_space() {
 }
 
 int run(int argc, char** argv) {
+  if (argc >= 2 && strcmp(argv[1], "--binfmt") == 0)
+    return emu::binfmt_command(std::vector<std::string>(argv + 2, argv + argc));
   emu::Options opts;
   if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
   auto as = reserve_address_space();
@@ -208,7 +240,9 @@ int run(int argc, char** argv) {
   emu::LoadedProgram prog;
   std::string error;
   int status = 0;
-  if (!emu::load_program(proc, &prog, &error, &status)) {
+  const bool loaded = emu::load_program(proc, &prog, &error, &status);
+  if (proc.opts().program_fd >= 0) ::close(proc.opts().program_fd);  // the kernel's, not the program's
+  if (!loaded) {
     fmt::print(stderr, "a64run: {}\n", error);
     return status;
   }

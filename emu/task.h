@@ -32,6 +32,7 @@ struct Options {
   std::string signal_stats;       // --signal-stats: "-" for stderr, else a JSON file path
   std::string gdb;                // -g / A64RUN_GDB: where the gdb stub listens; empty for none
   std::string program;            // host path of the guest executable
+  int program_fd = -1;            // the executable's descriptor when the kernel passed one (binfmt_misc O)
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
   // The blocked and ignored signals the program starts with, as execve(2) keeps them: those a64run itself

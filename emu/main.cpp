@@ -17,6 +17,7 @@
 #include "emu/config.h"
 #include "emu/loader.h"
 #include "emu/task.h"
+#include "emu/version.h"
 #include "gdb/hooks.h"
 #include "signals/host_signals.h"
 #include "signals/safe_syscall.h"
@@ -30,19 +31,21 @@ namespace {
 
 constexpr const char* kDefaultSysroot = "/usr/aarch64-linux-gnu";
 
+// Every option and every variable a64run reads (tests/packaging/help_test.sh holds the code to it).
 void usage(FILE* out) {
   fmt::print(
       out,
       "usage: a64run [options] PROGRAM [ARGS...]\n"
+      "       a64run --binfmt install [--persistent] | uninstall | status\n"
       "Runs an arm64 (aarch64) Linux program on this x86-64 Linux host.\n\n"
       "Options:\n"
-      "  -L DIR          sysroot for the dynamic loader and libraries (env A64RUN_LD_PREFIX;\n"
-      "                  default {} when it exists)\n"
+      "  -L DIR          sysroot for the dynamic loader and libraries (default: A64RUN_LD_PREFIX, then\n"
+      "                  `sysroot` in the configuration file, then {} when it exists)\n"
       "  -E VAR=VALUE    set VAR in the guest's environment\n"
       "  -U VAR          remove VAR from the guest's environment\n"
       "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
       "  -g PORT         wait for gdb on PORT (TCP, loopback; or HOST:PORT, or a Unix socket path) before\n"
-      "                  the first instruction, and serve it (env A64RUN_GDB)\n"
+      "                  the first instruction, and serve it (gdb-multiarch: target remote :PORT)\n"
       "  --strace        print one line per syscall to stderr\n"
       "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
       "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
@@ -50,9 +53,27 @@ void usage(FILE* out) {
       "                  handler runs\n"
       "  --signal-delay-post-ack-us=N  slow-core model: busy-wait N us in the thread at each rt_sigreturn,\n"
       "                  after the handler ran\n"
+      "  --binfmt install [--persistent]   register a64run with binfmt_misc for arm64 ELF programs (flags\n"
+      "                  F and P), so that the kernel runs them; --persistent also writes\n"
+      "                  /etc/binfmt.d/a64run.conf for the next boots\n"
+      "  --binfmt uninstall   remove the registration (and the /etc/binfmt.d file)\n"
+      "  --binfmt status      show the registration and other handlers of arm64 programs\n"
+      "  --exec-signal-state=BLOCKED:IGNORED   internal: what a guest execve keeps, from a64run to itself\n"
       "  -h, --help      show this help\n"
-      "  --version       show the version\n",
-      kDefaultSysroot);
+      "  --version       show the version, the Unicorn and Capstone versions, and the fast paths this\n"
+      "                  build takes\n\n"
+      "Environment:\n"
+      "  A64RUN_LD_PREFIX=DIR    the sysroot, as -L\n"
+      "  A64RUN_GDB=PORT         as -g (a64run removes it from the program's environment)\n"
+      "  A64RUN_CONFIG=FILE      the configuration file (default {}; `sysroot = DIR`)\n"
+      "  A64RUN_BINFMT_D=DIR     where --binfmt install --persistent writes (default /etc/binfmt.d)\n"
+      "  A64RUN_FAULT_REPORT=1   print registers and disassembly when the program dies of a fault\n"
+      "  A64RUN_FUTEX_SPIN_US=N  how long a futex wait watches for a wake before it sleeps (default 5;\n"
+      "                          0 never)\n"
+      "  A64RUN_SERIAL=1         run guest code one thread at a time (diagnostics)\n"
+      "  A64RUN_BLOCK_HOOK=1     stop vCPUs with a block hook instead of kicks (diagnostics)\n\n"
+      "The exit status is the program's; a program killed by a signal kills a64run with that signal.\n",
+      kDefaultSysroot, emu::kConfigPath);
 }
 
 void set_env(std::vector<std::string>& env, const std::string& assignment) {
@@ -166,7 +187,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       return 0;
     }
     if (a == "--version") {
-      fmt::print("a64run {} (Unicorn {}.{})\n", A64RUN_VERSION, UC_API_MAJOR, UC_API_MINOR);
+      fmt::print("{}", emu::version_report());
       return 0;
     }
     if (a == "--strace") {

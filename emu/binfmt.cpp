@@ -24,10 +24,9 @@ constexpr const char* kMiscDir = "/proc/sys/fs/binfmt_misc";
 constexpr const char* kDefaultBinfmtD = "/etc/binfmt.d";
 // As qemu-binfmt-conf.sh has them for aarch64: the ELF identification with EI_OSABI and EI_ABIVERSION
 // free, e_type EXEC or DYN (the mask's 0xfe), e_machine EM_AARCH64 (183).
-constexpr const char* kMagic =
-    "\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00";
+constexpr const char* kMagic = R"(\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00)";
 constexpr const char* kMask =
-    "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff";
+    R"(\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff)";
 constexpr unsigned long kAtFlagsPreserveArgv0 = 1;  // linux/binfmts.h: AT_FLAGS_PRESERVE_ARGV0
 
 std::string entry_path() {

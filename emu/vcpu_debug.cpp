@@ -53,6 +53,7 @@ bool Vcpu::breakpoint_at(uint64_t addr) const {
 // the step as active only when EL1 is AArch64 by SCR_EL3.RW. The PSTATE write goes first: only system
 // register writes recompute the translation flags.
 void Vcpu::set_single_step(bool on) {
+  if (!on && !single_step_) return;
   uint32_t pstate = 0;
   check(uc_reg_read(uc_, UC_ARM64_REG_PSTATE, &pstate), "uc_reg_read(PSTATE)");
   if (on && !single_step_) saved_pstate_ = pstate & kPstateD;

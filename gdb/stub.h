@@ -78,7 +78,6 @@ class Stub {
   bool no_ack_ = false;
   bool running_ = false;
   bool resumed_ = false;  // the packet being handled resumed the program: no reply now
-  bool first_client_ = true;
   StopEvent last_event_;
   int g_tid_ = 0;           // Hg: the thread whose registers g/p/G/P touch (0: the last stop's)
   int c_tid_ = 0;           // Hc: the thread legacy c/s resume

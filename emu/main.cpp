@@ -225,6 +225,10 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     if (a == "-E") set_env(opts->envp, v);
     if (a == "-U") unset_env(opts->envp, v);
     if (a == "-0") argv0 = v;
+    if (a == "-g" && *v == '\0') {
+      fmt::print(stderr, "a64run: -g needs a PORT, HOST:PORT or socket path\n");
+      return 2;
+    }
     if (a == "-g") opts->gdb = v;
   }
   if (i >= argc) {

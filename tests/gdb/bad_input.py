@@ -11,6 +11,7 @@ Run 1 (the debuggee in "spin" mode, which loops until `magic` is 7):
   - a new client attaches to the running program (T02), writes magic = 7, continues: exit 7 (W07).
 Run 2 (the common path): a breakpoint is hit, the client resumes and closes the connection at once, while
 the program runs: the breakpoint goes with it and the program ends normally (status 0).
+Run 3: -g with a Unix socket path; and -g values that are no address: an error before the program runs.
 """
 
 import argparse
@@ -90,6 +91,28 @@ def run_close_while_running(args, port):
     check(emu.returncode == 0 and b"total=33" in out, "closed while running: the program ends normally")
 
 
+def run_unix_socket_and_bad_addresses(args):
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "gdb.sock")
+        emu = subprocess.Popen([args.emulator, "-g", path, args.program], stdout=subprocess.PIPE)
+        deadline = time.monotonic() + TIMEOUT
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        c = Client.__new__(Client)
+        c.s, c.buf = s, b""
+        check(c.ask("?").startswith("T05"), "-g with a Unix socket path: initial stop")
+        c.raw(b"$vCont;c#%02x" % checksum(b"vCont;c"))
+        check(c.reply() == "W00", "-g with a Unix socket path: exit W00")
+        emu.wait(timeout=TIMEOUT)
+    for bad in ["notaport", "99999", "1.2.3:80", ""]:
+        r = subprocess.run([args.emulator, "-g", bad, args.program], capture_output=True, timeout=TIMEOUT)
+        check(r.returncode != 0 and b"a64run:" in r.stderr and b"total=" not in r.stdout,
+              f"-g {bad!r}: an error, the program not run ({r.stderr.decode().strip()})")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -103,6 +126,7 @@ def main():
     args = p.parse_args()
     run_spin(args, free_port())
     run_close_while_running(args, free_port())
+    run_unix_socket_and_bad_addresses(args)
     print("PASS: bad_input")
     return 0
 

@@ -124,6 +124,9 @@ def main():
     p.add_argument("--sysroot", default="/usr/aarch64-linux-gnu")
     p.add_argument("scenario")
     args = p.parse_args()
+    if os.sep in args.emulator:
+        args.emulator = os.path.abspath(args.emulator)  # the emulator runs in a scratch directory
+    args.programs = os.path.abspath(args.programs)
     spec = parse_scenario(args.scenario)
     program = os.path.join(args.programs, spec["program"] or "debuggee")
     started = time.monotonic()

@@ -22,6 +22,7 @@
 
 #include "emu/task.h"
 #include "gdb/arm64_target.h"
+#include "syscalls/fd_util.h"
 
 namespace gdb {
 namespace {
@@ -122,8 +123,17 @@ void Stub::install(Stub* s) {
   g_stub = s;
 }
 
+// The connection always takes the same reserved number (the program cannot see, close or reuse it; the
+// reserved table never forgets an entry, so new numbers would fill it).
 void Stub::adopt(int conn_fd) {
-  conn_.store(conn_fd, std::memory_order_release);
+  {
+    std::lock_guard lk(send_mu_);
+    ::dup3(conn_fd, conn_slot_, O_CLOEXEC);
+    ::close(conn_fd);
+    final_sent_ = false;
+  }
+  conn_.store(conn_slot_, std::memory_order_release);
+  files_.clear();
   decoder_ = Decoder();
   no_ack_ = false;
   g_tid_ = c_tid_ = 0;
@@ -231,11 +241,13 @@ void Stub::on_item(const Decoder::Item& item) {
 // The client left (closed, reset, or a read error): the program runs on without a debugger, and the
 // listening socket takes the next one.
 void Stub::drop_connection() {
-  const int fd = conn_.exchange(-1, std::memory_order_acq_rel);
-  if (fd >= 0) {
+  if (conn_.exchange(-1, std::memory_order_acq_rel) >= 0) {
     std::lock_guard lk(send_mu_);
-    ::close(fd);
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // closes the socket, keeps the number
+    ::dup3(null, conn_slot_, O_CLOEXEC);
+    ::close(null);
   }
+  files_.clear();
   dbg_.detach();
   running_ = false;
   early_.clear();
@@ -259,9 +271,8 @@ void Stub::send_final(const std::string& packet) {
 }
 
 void Stub::forget_after_fork() {
-  const int fd = conn_.exchange(-1, std::memory_order_acq_rel);
-  if (fd >= 0) ::close(fd);
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  conn_.store(-1, std::memory_order_relaxed);
+  for (const int fd : {conn_slot_, listen_fd_, mem_fd_, dbg_.event_fd()}) ::close(fd);
   new (&send_mu_) std::mutex();
   final_sent_ = true;
 }
@@ -295,24 +306,29 @@ std::string Stub::stop_reply(const StopEvent& ev) const {
 
 // --- hooks.h: starting, and the ends of the process ---
 
+// The stub's descriptors are reserved (syscalls/fd_util.h): high numbers the program's system calls cannot
+// touch, and which close_range skips.
 bool start(emu::Process& proc, const std::string& where, std::string* error) {
-  const int listen_fd = open_listener(where, error);
+  int listen_fd = open_listener(where, error);
   if (listen_fd < 0) return false;
   const int mem_fd = ::open("/proc/self/mem", O_RDWR | O_CLOEXEC);
   const int event_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (mem_fd < 0 || event_fd < 0) {
+  const int slot = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (mem_fd < 0 || event_fd < 0 || slot < 0) {
     *error = fmt::format("debugger: {}", strerror(errno));
     return false;
   }
+  listen_fd = syscalls::make_reserved_fd(listen_fd);
   const int conn = accept_one(listen_fd);  // qemu-user's -g: nothing runs until the debugger is there
   if (conn < 0) {
     *error = fmt::format("debugger: accept: {}", strerror(errno));
     return false;
   }
   auto* dbg = new Debugger(proc);
-  dbg->set_event_fd(event_fd);
+  dbg->set_event_fd(syscalls::make_reserved_fd(event_fd));
   Debugger::install(dbg);
-  auto* stub = new Stub(*dbg, listen_fd, mem_fd);
+  auto* stub =
+      new Stub(*dbg, listen_fd, syscalls::make_reserved_fd(mem_fd), syscalls::make_reserved_fd(slot));
   Stub::install(stub);
   dbg->attach(StopEvent::Kind::kStart);
   stub->set_first_connection(conn);

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -21,7 +22,9 @@ namespace gdb {
 
 class Stub {
  public:
-  Stub(Debugger& dbg, int listen_fd, int mem_fd) : dbg_(dbg), listen_fd_(listen_fd), mem_fd_(mem_fd) {}
+  // conn_slot: a reserved descriptor number each connection is moved to.
+  Stub(Debugger& dbg, int listen_fd, int mem_fd, int conn_slot)
+      : dbg_(dbg), listen_fd_(listen_fd), mem_fd_(mem_fd), conn_slot_(conn_slot) {}
   static Stub* instance();
   static void install(Stub* s);
 
@@ -53,6 +56,7 @@ class Stub {
   std::string on_xfer(std::string_view pkt);
   std::string on_set(std::string_view pkt);
   std::string on_v(std::string_view pkt);
+  std::string on_vfile(std::string_view pkt);  // gdb/stub_files.cpp
   std::string on_registers(std::string_view pkt);
   std::string on_memory(std::string_view pkt);
   std::string on_break(std::string_view pkt);
@@ -68,6 +72,7 @@ class Stub {
   Debugger& dbg_;
   const int listen_fd_;
   const int mem_fd_;
+  const int conn_slot_;
   int first_conn_ = -1;
   std::atomic<int> conn_{-1};
   std::mutex send_mu_;       // one writer at a time: the stub, or the exiting guest thread
@@ -79,9 +84,11 @@ class Stub {
   bool running_ = false;
   bool resumed_ = false;  // the packet being handled resumed the program: no reply now
   StopEvent last_event_;
-  int g_tid_ = 0;           // Hg: the thread whose registers g/p/G/P touch (0: the last stop's)
-  int c_tid_ = 0;           // Hc: the thread legacy c/s resume
-  std::string xfer_cache_;  // qXfer:threads document, built at offset 0
+  int g_tid_ = 0;                     // Hg: the thread whose registers g/p/G/P touch (0: the last stop's)
+  int c_tid_ = 0;                     // Hc: the thread legacy c/s resume
+  std::string xfer_cache_;            // qXfer:threads document, built at offset 0
+  std::map<int, std::string> files_;  // vFile handles: the host path each names
+  int next_file_ = 1;
 };
 
 }  // namespace gdb

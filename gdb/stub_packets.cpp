@@ -214,6 +214,7 @@ std::string Stub::on_set(std::string_view pkt) {
 }
 
 std::string Stub::on_v(std::string_view pkt) {
+  if (pkt.starts_with("vFile:")) return on_vfile(pkt);
   if (pkt == "vCont?") return "vCont;c;C;s;S;t";
   if (pkt.starts_with("vCont;")) {
     Resume r;

@@ -1,13 +1,15 @@
 // The program the gdb tests debug (tests/gdb/scenarios, bad_input.py): a -g -O0 build whose parts are
 // functions the scripts stop in. argv[1] picks a mode: "" runs the common path, "signal" raises SIGUSR1
 // (handled), "segv" ends in a store to address 16, "spin" first loops until a debugger sets `magic` to 7,
-// "stress" runs the all-stop stress (stress_allstop.py) and nothing else.
+// "stress" runs the all-stop stress (stress_allstop.py) and nothing else, "closefds" first closes every
+// descriptor from 3 up (close_range), as daemons do: the debugger's connection must survive it.
 // The exit status tells what the program saw: 7 when a debugger set `magic` to 7, 9 when SIGUSR1 was
 // raised but its handler never ran (the debugger dropped it), else 0.
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,6 +138,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "";
   my_pid = getpid();
   if (strcmp(mode, "stress") == 0) return stress();
+  if (strcmp(mode, "closefds") == 0) syscall(SYS_close_range, 3, ~0u, 0);
   if (strcmp(mode, "spin") == 0) {
     while (*(volatile int*)&magic != 7) {
     }

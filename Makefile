@@ -1,5 +1,5 @@
-# Top-level entry points: build, demo, setup, install, deb, fuzz, bench, bench-stall, sigcost. The test and
-# lint lanes live in Makefile.check.
+# Top-level entry points: build, demo, setup, install, deb, fuzz, bench, bench-stall, sigcost, stress. The test
+# and lint lanes live in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
 BUILD ?= build
@@ -33,7 +33,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup install uninstall deb fuzz bench bench-stall sigcost clean
+.PHONY: all configure demo setup install uninstall deb fuzz bench bench-stall sigcost stress clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -83,6 +83,13 @@ sigcost:
 	mkdir -p $(BUILD)/workloads/sigcost
 	aarch64-linux-gnu-gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.arm64 workloads/sigcost/sigcost.c
 	gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.amd64 workloads/sigcost/sigcost.c
+
+# The kick stress job: RUNS (default 100) runs each of sigcost's cross test and the kick storm, every one of
+# which must end without a lost signal (tests/stress/kicks.sh; KICK_ARGS="ROUNDS SECONDS" for the storm).
+stress: all sigcost
+	RUNS=$(RUNS_STRESS) bash tests/stress/kicks.sh $(BUILD)/a64run $(BUILD)/workloads/sigcost/sigcost.arm64 \
+	  $(BUILD)/tests/guest/signals/kick_storm
+RUNS_STRESS ?= 100
 
 clean:
 	rm -rf $(BUILD) build-asan build-ubsan build-tsan $(FUZZ_BUILD)

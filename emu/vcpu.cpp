@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "emu/block_exit.h"
 #include "emu/code_gate.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
@@ -49,6 +50,9 @@ constexpr size_t kUcInitDone = 0x7db;
 // are clear, and uc_emu_stop on an idle engine sets exactly the byte we take for stop_request.
 bool enable_exact_kicks(uc_engine* uc) {
   if (getenv("A64RUN_BLOCK_HOOK") != nullptr) return false;  // diagnostics: the portable safe point
+  // Without the exit_request test at block starts a kick can be lost (emu/block_exit.cpp); only a build whose
+  // translator was checked gets it. A64RUN_NO_BLOCK_EXIT_TEST=1 keeps kicks without it (to show the race).
+  if (!block_exit_test_available() && getenv("A64RUN_NO_BLOCK_EXIT_TEST") == nullptr) return false;
   auto* bytes = reinterpret_cast<volatile uint8_t*>(uc);
   if (bytes[kUcInitDone] != 1 || bytes[kUcNoExitRequest] != 0 || bytes[kUcStopRequest] != 0) return false;
   uc_emu_stop(uc);
@@ -194,6 +198,8 @@ void Vcpu::request(uint32_t bits) {
 // is starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
+// Once the engine runs, the stop's exit_request stays set until the vCPU leaves it, and every block start
+// tests it (emu/block_exit.cpp; the invariant and why it holds: docs/memory.md, "Stopping a running vCPU").
 //
 // For a vCPU of another host process (a CLONE_VM relative's: they share the run lock) the repeating ends
 // after kKickPatience: one that neither leaves nor takes the request for that long is not running at all
@@ -320,6 +326,10 @@ void Vcpu::sync_memory() {
 
 const void* Vcpu::running_engine() {
   return t_running == nullptr ? nullptr : t_running->uc_;
+}
+
+bool Vcpu::running_stops_by_kick(const void* uc) {
+  return t_running != nullptr && t_running->uc_ == uc && t_running->kicks_;
 }
 
 void Vcpu::engine_starting(const void* uc) {

@@ -102,6 +102,8 @@ class Vcpu {
   // The engine of the vCPU the calling thread runs (the translator's wrapper checks the engine it is given
   // against it), or nullptr.
   static const void* running_engine();
+  // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
+  static bool running_stops_by_kick(const void* uc);
 
   // Debugger controls (emu/vcpu_debug.cpp), used by gdb/ from the thread that runs this vCPU, outside
   // uc_emu_start. Breakpoints are Unicorn exits: the vCPU stops before the instruction at each address.

@@ -56,9 +56,10 @@ static void test_eventfd(void) {
 
   // Blocking read: waits for the writer, then takes its value.
   efd = REQUIRE_SYS(eventfd(0, 0));
+  // t0 before the writer starts its 100 ms sleep: a loaded host may run the writer long before this thread.
+  double t0 = now_ms();
   pthread_t th;
   REQUIRE(pthread_create(&th, NULL, post_later, NULL) == 0);
-  double t0 = now_ms();
   CHECK_EQ(read(efd, &v, sizeof v), 8);
   double waited = now_ms() - t0;
   CHECK_EQ(v, 5);

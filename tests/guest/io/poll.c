@@ -198,8 +198,8 @@ static void test_temporary_masks(void) {
   // The signal arrives during the wait: EINTR, the handler ran, SIGUSR1 is blocked again.
   handled = 0;
   pthread_t th;
-  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   double t0 = now_ms();
+  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   CHECK_ERRNO(ppoll(&fd, 1, NULL, &none), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   pthread_join(th, NULL);

@@ -71,7 +71,9 @@ void usage(FILE* out) {
       "  A64RUN_FUTEX_SPIN_US=N  how long a futex wait watches for a wake before it sleeps (default 5;\n"
       "                          0 never)\n"
       "  A64RUN_SERIAL=1         run guest code one thread at a time (diagnostics)\n"
-      "  A64RUN_BLOCK_HOOK=1     stop vCPUs with a block hook instead of kicks (diagnostics)\n\n"
+      "  A64RUN_BLOCK_HOOK=1     stop vCPUs with a block hook instead of kicks (diagnostics)\n"
+      "  A64RUN_NO_BLOCK_EXIT_TEST=1  kicks without the block-start exit_request test, which can lose\n"
+      "                          one (diagnostics: docs/memory.md)\n\n"
       "The exit status is the program's; a program killed by a signal kills a64run with that signal.\n",
       kDefaultSysroot, emu::kConfigPath);
 }

@@ -101,13 +101,14 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
   const bool live = q.take(sig, out);
   if (ps.queued) --ps.queued;
   if (!live) return Next::kAgain;  // a stale POSIX timer signal, dropped
+  int delivered = sig;
   if (gdb::enabled()) {  // a debugger sees the signal first, and may drop or replace it (ptrace's rule)
     lk.unlock();
-    out->info.si_signo = gdb::on_signal(t, out->info);
-    if (out->info.si_signo == 0) return Next::kAgain;
+    delivered = gdb::on_signal(t, out->info);
+    if (delivered == 0) return Next::kAgain;
+    out->info.si_signo = delivered;
     lk.lock();
   }
-  const int delivered = out->info.si_signo;
   *act = ps.actions[delivered - 1];
   if (act->handler == guest::kSIG_IGN) return Next::kAgain;
   if (act->handler == guest::kSIG_DFL) {

@@ -155,20 +155,38 @@ void default_sysroot(emu::Options* opts) {
   if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
 }
 
+// Started by binfmt_misc with the P flag (emu/binfmt.h): {a64run, the program's path, its argv[0], its
+// arguments...}, no options of ours, and the path as the kernel resolved it (no PATH search). True when
+// the command line was taken that way.
+bool parse_kernel_start(int argc, char** argv, emu::Options* opts) {
+  const emu::KernelStart kernel = emu::kernel_start();
+  opts->program_fd = kernel.exec_fd;
+  if (!kernel.preserve_argv0 || argc < 2) return false;
+  opts->program = argv[1];
+  for (int j = 2; j < argc; ++j) opts->argv.emplace_back(argv[j]);
+  if (opts->argv.empty()) opts->argv.emplace_back(argv[1]);
+  default_sysroot(opts);
+  return true;
+}
+
+// An option that takes a value (-L, -E, -U, -0, -g). Returns -1 to go on, or an exit status.
+int value_option(const std::string& a, const char* v, emu::Options* opts, std::string* argv0) {
+  if (a == "-L") opts->sysroot = v;
+  if (a == "-E") set_env(opts->envp, v);
+  if (a == "-U") unset_env(opts->envp, v);
+  if (a == "-0") *argv0 = v;
+  if (a == "-g" && *v == '\0') {
+    fmt::print(stderr, "a64run: -g needs a PORT, HOST:PORT or socket path\n");
+    return 2;
+  }
+  if (a == "-g") opts->gdb = v;
+  return -1;
+}
+
 // Parses the command line into opts; returns -1 to continue, or an exit status.
 int parse_args(int argc, char** argv, emu::Options* opts) {
   if (!base_options(opts)) return 2;
-  // Started by binfmt_misc with the P flag (emu/binfmt.h): {a64run, the program's path, its argv[0], its
-  // arguments...}, no options of ours, and the path as the kernel resolved it (no PATH search).
-  const emu::KernelStart kernel = emu::kernel_start();
-  opts->program_fd = kernel.exec_fd;
-  if (kernel.preserve_argv0 && argc >= 2) {
-    opts->program = argv[1];
-    for (int j = 2; j < argc; ++j) opts->argv.emplace_back(argv[j]);
-    if (opts->argv.empty()) opts->argv.emplace_back(argv[1]);
-    default_sysroot(opts);
-    return -1;
-  }
+  if (parse_kernel_start(argc, argv, opts)) return -1;
   std::string argv0;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
@@ -223,15 +241,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       usage(stderr);
       return 2;
     }
-    if (a == "-L") opts->sysroot = v;
-    if (a == "-E") set_env(opts->envp, v);
-    if (a == "-U") unset_env(opts->envp, v);
-    if (a == "-0") argv0 = v;
-    if (a == "-g" && *v == '\0') {
-      fmt::print(stderr, "a64run: -g needs a PORT, HOST:PORT or socket path\n");
-      return 2;
-    }
-    if (a == "-g") opts->gdb = v;
+    if (int status = value_option(a, v, opts, &argv0); status >= 0) return status;
   }
   if (i >= argc) {
     usage(stderr);

@@ -94,6 +94,9 @@ def run(args, spec, program):
         script = os.path.join(scratch, "script.gdb")
         with open(script, "w", encoding="ascii") as f:
             f.write("set pagination off\nset confirm off\nset width 0\nset height 0\n")
+            # gdb waits 2 s for a reply and 15 s for the stub to listen by default: too little for a
+            # sanitized a64run on a loaded machine.
+            f.write("set remotetimeout 60\nset tcp connect-timeout 60\n")
             f.write(f"target remote 127.0.0.1:{port}\n")
             f.write("\n".join(spec["commands"]) + "\n")
         gdb_cmd = [args.gdb, "-nx", "-batch", "-iex", "set auto-load python-scripts off", "-x", script, program]

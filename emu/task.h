@@ -70,7 +70,8 @@ class Process {
   Process(Process& parent, bool share_sighand);
   // The process the calling host thread emulates. Per thread, not global: a CLONE_VM child is another
   // host process in the same memory, with a Process of its own. Each emulator thread sets it at its start.
-  static Process* current() { return current_; }
+  // Always inlined: the wake signal's handler (not instrumented by ThreadSanitizer) reads it.
+  [[gnu::always_inline]] static Process* current() { return current_; }
   static void set_current(Process* p) { current_ = p; }
   // At process death (exit_group, a fatal signal): every thread's robust futexes get FUTEX_OWNER_DIED, so
   // another process sharing them sees EOWNERDEAD.
@@ -101,10 +102,6 @@ class Process {
       if (tid != main_tid_) fn(*t);
     }
   }
-  // Threads parked in wait4/waitid until a child event (host SIGCHLD).
-  void add_child_waiter(Task* t);
-  void remove_child_waiter(Task* t);
-  void wake_child_waiters();
   void add_thread(Task* t);
   size_t remove_thread(Task* t);
   size_t thread_count();
@@ -145,7 +142,6 @@ class Process {
   std::atomic<int> host_pid_{0};
   int main_tid_ = 0;
   std::mutex threads_mu_;
-  std::vector<Task*> child_waiters_;              // GUARDED_BY(threads_mu_)
   std::map<int, Task*> threads_;                  // GUARDED_BY(threads_mu_)
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
@@ -171,14 +167,10 @@ class Task {
   signals::Park& park() { return park_; }
   // Signal state of this thread, guarded by the process's sig_lock.
   signals::ThreadSignals& sig() { return sig_; }
-  // Wakes this thread from whatever wait it is in (park, fd wait, or a safe system call when interrupted).
+  // Wakes this thread from whatever wait it is in: its park, or a safe system call (every host wait that a
+  // signal ends is one: fd waits, lock waits...) when interrupted. Nothing here depends on a descriptor
+  // table, which threads need not share (CLOSE_RANGE_UNSHARE).
   void wake();
-  // An fd that becomes readable when wake() is called: blocking fd waits poll it beside their own fds.
-  int wake_fd();
-  void drain_wake_fd();
-  void forget_wake_fd();
-  // Forgets the wake fd without closing it: the number belongs to another process's descriptor table.
-  void disown_wake_fd() { wake_fd_ = -1; }
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
   // Set while the debugger holds this thread stopped (gdb/debugger.h): like a pending signal, it makes the
   // interrupt flag true (signals::recompute_locked), so a blocking wait ends. Written under sig_lock.
@@ -196,8 +188,8 @@ class Task {
 
   // True when a blocking wait must end early (a signal to handle, exit_group, execve). The signals layer
   // sets it and unparks the thread.
-  // Sequentially consistent: a waiter publishes its wake fd, then reads the flag; a sender sets the flag,
-  // then reads the wake fd. One of them always sees the other.
+  // Sequentially consistent: a waiter publishes that it is in a safe system call, then reads the flag; a
+  // sender sets the flag, then reads whether the thread is in one. One of them always sees the other.
   bool interrupted() const { return interrupt_.load(std::memory_order_seq_cst); }
   void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_seq_cst); }
   // A safe system call (signals/safe_syscall.h) reads the flag itself, last thing before it enters the host
@@ -230,7 +222,6 @@ class Task {
   std::atomic<bool> debug_stop_{false};
   std::atomic<bool> in_safe_syscall_{false};
   signals::ThreadSignals sig_;
-  int wake_fd_ = -1;
   bool exiting_ = false;
 };
 

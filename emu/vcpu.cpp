@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "emu/block_exit.h"
+#include "emu/code_buffer.h"
 #include "emu/code_gate.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
@@ -78,12 +79,15 @@ void Vcpu::check(uc_err err, const char* what) const {
 
 Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   if (task != nullptr) proc_.store(&task->proc(), std::memory_order_release);
+  const uint64_t guarded = code_buffers_guarded_here();
   check(uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &uc_), "uc_open");
   check(uc_ctl_set_tcg_buffer_size(uc_, kCodeCacheBytes), "uc_ctl_set_tcg_buffer_size");
   check(uc_ctl_set_cpu_model(uc_, UC_CPU_ARM64_MAX), "uc_ctl_set_cpu_model");
   check(uc_ctl_tlb_mode(uc_, UC_TLB_VIRTUAL), "uc_ctl_tlb_mode");
   // The whole window is one region: the fill hook decides, page by page, what the guest may touch.
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
+  // The first fill of the code buffer must flush it, not wipe it under chained blocks (emu/code_buffer.cpp).
+  check(guard_code_buffer(uc_, guarded), "guard_code_buffer");
   uc_hook h;
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
   // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).

@@ -1,7 +1,6 @@
-// Host signals: every emulator thread blocks the asynchronous ones; one intake thread takes them
+// Host signals: every emulator thread blocks the asynchronous ones (all 64); one intake thread takes them
 // (rt_sigtimedwait) and queues the matching guest signal. SIGCHLD's host disposition follows the guest's
-// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT), but the host always sends SIGCHLD, which
-// wakes wait4/waitid; the intake thread applies SA_NOCLDSTOP.
+// auto-reaping (SIG_IGN, SA_NOCLDWAIT: the host's SA_NOCLDWAIT) and SA_NOCLDSTOP, but is never SIG_IGN.
 #pragma once
 
 #include <signal.h>
@@ -18,11 +17,13 @@ class Process;
 
 namespace signals {
 
-// A process's intake thread and the counters its waiters read (emu::Process::intake).
+// A process's intake thread and the counters its waiters read (emu::Process::intake). tid, pid and
+// forward_state are plain ints read and written only with the __atomic builtins: forward_to_intake uses them
+// from a signal handler that ThreadSanitizer does not see, and std::atomic's member functions are
+// instrumented calls there.
 struct HostIntake {
-  std::atomic<uint64_t> child_events{0};
-  std::atomic<int> tid{0};
-  std::atomic<int> pid{0};
+  int tid = 0;
+  int pid = 0;
   // sync_host_signals' markers: queued in sequence order (under sync_mu) and taken in that order, so
   // sync_acked only grows.
   std::mutex sync_mu;
@@ -30,7 +31,7 @@ struct HostIntake {
   std::atomic<uint32_t> sync_acked{0};
   // Signals another thread took for the intake thread (forward_to_intake): free, being written, or ready.
   static constexpr int kForwardSlots = 16;
-  std::atomic<int> forward_state[kForwardSlots] = {};
+  int forward_state[kForwardSlots] = {};
   siginfo_t forward_info[kForwardSlots] = {};
 };
 
@@ -39,6 +40,11 @@ struct HostIntake {
 void start_host_signal_intake(emu::Process& proc);
 // In a fork child (only the forking thread survives) and in a CLONE_VM child: starts a new intake thread.
 void restart_host_signal_intake(emu::Process& proc);
+// Blocks again, in a thread pthread_create just started, what glibc unblocked there (its SIGCANCEL, 32):
+// every emulator thread made with pthread_create calls it first. (glibc's first pthread_create also unblocks
+// 32 and 33 in the thread that calls it, and sets its own handler for 33: the intake thread's start blocks
+// them again and puts a64run's handler back.) The wake signal keeps its state.
+void block_after_thread_start();
 // The calling thread's process's intake thread (waits for it to start): host timers signal it.
 int intake_tid();
 void mirror_sigchld_action(const guest::sigaction& act);
@@ -54,8 +60,5 @@ void sync_host_signals();
 // siginfo, si_code SI_USER, to no thread but itself, so the siginfo waits in a slot and a marker signal
 // names the slot.) Async-signal-safe.
 void forward_to_intake(const siginfo_t& si);
-
-// Child events (host SIGCHLD) for wait4/waitid: bumped by the intake thread before it wakes the waiters.
-uint64_t child_event_count();
 
 }  // namespace signals

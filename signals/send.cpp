@@ -1,5 +1,5 @@
 // This file implements sending: queueing under sig_lock, picking exactly one thread for a process-directed
-// signal, and waking that thread (interrupt flag, vCPU stop request, park, fd-wait wake).
+// signal, and waking that thread (interrupt flag, vCPU stop request, park, safe-call wake signal).
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>

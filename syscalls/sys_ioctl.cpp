@@ -9,6 +9,7 @@
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -16,6 +17,8 @@
 #include <mutex>
 #include <set>
 
+#include "signals/safe_syscall.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/abi/termios.h"
@@ -137,10 +140,14 @@ int64_t fd_error_first(int fd, int64_t err) {
   return ::fcntl(fd, F_GETFD) < 0 ? -EBADF : err;
 }
 
+// A request that waits (for a terminal's output to drain) is a safe system call: a signal ends the wait with
+// tty_ioctl's answer, -EINTR for a break or tcdrain (TCSBRK, TCSBRKP), a restart under SA_RESTART for the
+// TCSETS*W and *F forms (set_termios' -ERESTARTSYS).
 int64_t host_ioctl(Task& t, const IoctlSpec& s, int fd, unsigned long arg) {
   if (s.blocks) {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    return from_host(::ioctl(fd, s.cmd, arg));
+    const bool is_break = s.cmd == guest::kTCSBRK || s.cmd == guest::kTCSBRKP;
+    return signals::blocking_syscall(t, is_break ? -EINTR : signals::kERESTARTSYS, SYS_ioctl, fd, s.cmd,
+                                     static_cast<long>(arg));
   }
   return from_host(::ioctl(fd, s.cmd, arg));
 }

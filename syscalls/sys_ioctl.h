@@ -22,7 +22,7 @@ struct IoctlSpec {
   uint32_t cmd;
   IoctlArg arg;
   uint16_t size;
-  bool blocks;     // may wait (tcdrain-like): runs without the run lock
+  bool blocks;     // may wait (tcdrain-like): a safe system call, without the run lock
   bool arg_is_fd;  // the value names a descriptor (FICLONE): reserved ones are EBADF
 };
 

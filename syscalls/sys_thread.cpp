@@ -13,6 +13,7 @@
 #include <atomic>
 
 #include "emu/process_fork.h"
+#include "signals/host_signals.h"
 
 namespace syscalls {
 namespace {
@@ -39,6 +40,7 @@ struct ThreadStart {
 };
 
 void* thread_main(void* arg) {
+  signals::block_after_thread_start();
   auto* start = static_cast<ThreadStart*>(arg);
   emu::Task* task = start->task;
   emu::Process::set_current(&task->proc());

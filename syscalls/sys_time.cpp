@@ -124,15 +124,14 @@ SysResult sys_clock_nanosleep(Task& t, int32_t clockid, int32_t flags, GuestPtr<
   if (!guest::timespec_valid(g)) return -EINVAL;
   const bool absolute = (flags & guest::kTIMER_ABSTIME) != 0;
   if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_REALTIME && clockid != CLOCK_BOOTTIME) {
-    // CPU-time and alarm clocks: the host sleeps (not interruptible by guest signals).
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+    // CPU-time, TAI and alarm clocks: the host sleeps until an absolute time on the clock. A clock the host
+    // cannot read cannot be slept on either: the host's sleep says why (no RTC, a process gone...).
     const ::timespec h = guest::to_host(g);
-    ::timespec left{};
-    const int64_t r =
-        guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &h, absolute ? nullptr : &left));
-    if (r == -EINTR && !absolute && !rem.null() && rem.write(t.as(), guest::to_guest(left)) != 0)
-      return -EFAULT;
-    return r;
+    if (absolute) return signals::host_clock_sleep(t, clockid, flags, h, false, 0);
+    ::timespec start{};
+    if (::clock_gettime(clockid, &start) != 0)
+      return guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &h, nullptr));
+    return signals::host_clock_sleep(t, clockid, flags, signals::add(start, h), true, rem.addr);
   }
   if (absolute) {
     // An absolute sleep restarts unchanged unless a handler runs (hrtimer_nanosleep: -ERESTARTNOHAND).

@@ -155,7 +155,7 @@ static void test_timeouts_and_wakeup(void) {
 
   wake_fd = p[1];
   pthread_t th;
-  t0 = now_ms();
+  t0 = now_ms();  // before the writer starts its delay, which may begin before pthread_create returns
   REQUIRE(pthread_create(&th, NULL, write_later, NULL) == 0);
   CHECK_EQ(epoll_wait(ep, &ev, 1, -1), 1);
   waited = now_ms() - t0;

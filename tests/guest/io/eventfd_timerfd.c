@@ -56,9 +56,8 @@ static void test_eventfd(void) {
 
   // Blocking read: waits for the writer, then takes its value.
   efd = REQUIRE_SYS(eventfd(0, 0));
-  // t0 before the writer starts its 100 ms sleep: a loaded host may run the writer long before this thread.
-  double t0 = now_ms();
   pthread_t th;
+  double t0 = now_ms();  // before the writer starts its delay, which may begin before pthread_create returns
   REQUIRE(pthread_create(&th, NULL, post_later, NULL) == 0);
   CHECK_EQ(read(efd, &v, sizeof v), 8);
   double waited = now_ms() - t0;

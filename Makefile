@@ -1,5 +1,5 @@
-# Top-level entry points: build, demo, setup, fuzz, bench, bench-stall, sigcost, stress. The test and lint lanes live
-# in Makefile.check.
+# Top-level entry points: build, demo, setup, install, deb, fuzz, bench, bench-stall, sigcost, stress. The test
+# and lint lanes live in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
 BUILD ?= build
@@ -22,6 +22,10 @@ FUZZ_ARGS ?=
 
 QUICK ?=
 
+# make install PREFIX=/usr/local DESTDIR=... (packaging/install.sh has the file list).
+PREFIX ?= /usr/local
+DESTDIR ?=
+
 # $(call configure,<build dir>,<extra cmake args>): configure (or re-configure) a Ninja build tree.
 define configure
 	@test -e $(A64RUN_DEPS)/usr/lib/x86_64-linux-gnu/libunicorn.so.2 || \
@@ -29,7 +33,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup fuzz bench bench-stall sigcost stress clean
+.PHONY: all configure demo setup install uninstall deb fuzz bench bench-stall sigcost stress clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -43,6 +47,16 @@ demo: all
 
 setup:
 	bash scripts/setup.sh
+
+install: all
+	bash packaging/install.sh $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+uninstall:
+	bash packaging/install.sh --uninstall $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+# The Debian package, built with dpkg-deb alone: $(BUILD)/a64run_VERSION_ARCH.deb.
+deb: all
+	bash packaging/build_deb.sh $(BUILD) $(BUILD)
 
 # libFuzzer needs clang (-fsanitize=fuzzer comes from libclang-rt-14-dev). The corpus directory is used
 # when present; new inputs are written to a scratch corpus inside the build tree, not the source tree.

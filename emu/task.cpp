@@ -19,6 +19,7 @@
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
@@ -155,6 +156,7 @@ void Process::after_fork_parent() {
 
 void Process::after_fork_child(Task* self) {
   signals::Park::unlock_pool();
+  if (gdb::enabled()) gdb::after_fork_child();  // a forked child runs without the debugger
   set_host_pid(static_cast<int>(::getpid()));
   run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
@@ -198,10 +200,12 @@ void Task::run() {
   RunLock& lock = proc_.run_lock();
   Vcpu* self = cpu_.get();
   while (!exiting_) {
+    if (gdb::enabled()) gdb::checkpoint(*this);
     const bool serial = !parallel_guest_code();
     if (serial && !lock.held_by(self)) lock.acquire(self, false);
     if (!serial && lock.held_by(self)) lock.release(self);
     const StopInfo stop = cpu_->run();
+    if (gdb::enabled() && gdb::on_stop(*this, stop)) continue;
     if (stop.kind == StopKind::kNone || stop.kind == StopKind::kSyscallStop ||
         stop.kind == StopKind::kThreadExit)
       continue;
@@ -295,6 +299,7 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 void Task::exit_group(int status) {
   // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's parent, for one).
   proc_.prepare_death();
+  if (gdb::enabled()) gdb::on_exit(status);
   signals::print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);

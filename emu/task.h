@@ -30,7 +30,9 @@ struct Options {
   std::string sysroot;            // -L / A64RUN_LD_PREFIX; empty for none
   bool strace = false;            // --strace
   std::string signal_stats;       // --signal-stats: "-" for stderr, else a JSON file path
+  std::string gdb;                // -g / A64RUN_GDB: where the gdb stub listens; empty for none
   std::string program;            // host path of the guest executable
+  int program_fd = -1;            // the executable's descriptor when the kernel passed one (binfmt_misc O)
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
   // The blocked and ignored signals the program starts with, as execve(2) keeps them: those a64run itself
@@ -170,6 +172,10 @@ class Task {
   // table, which threads need not share (CLOSE_RANGE_UNSHARE).
   void wake();
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
+  // Set while the debugger holds this thread stopped (gdb/debugger.h): like a pending signal, it makes the
+  // interrupt flag true (signals::recompute_locked), so a blocking wait ends. Written under sig_lock.
+  bool debug_stop() const { return debug_stop_.load(std::memory_order_seq_cst); }
+  void set_debug_stop(bool v) { debug_stop_.store(v, std::memory_order_seq_cst); }
 
   // How the syscall being handled began and how a signal ended it (the restart rules).
   struct Restart {
@@ -218,6 +224,7 @@ class Task {
   signals::Park& park_ = signals::Park::make();
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
+  std::atomic<bool> debug_stop_{false};
   std::atomic<bool> in_safe_syscall_{false};
   uint8_t safe_calls_ = 0;  // bit 0: a safe call entered its host call; bit 1: one did not
   signals::ThreadSignals sig_;

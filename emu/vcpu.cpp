@@ -139,7 +139,13 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
-  const int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  bool watched = false;
+  if (!self->watch_pages_.empty() && prot > 0 && !self->watch_bypass_) {  // the debugger's (vcpu_debug.cpp)
+    const int deny = self->watch_deny(addr);
+    watched = (prot & need & deny) != 0;
+    prot &= ~deny;
+  }
   if (prot < 0 || !(prot & need) || past_eof) {
     // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
     // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.
@@ -148,6 +154,7 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
     self->fault_.access = need;
     self->fault_.mapped = prot >= 0 && !past_eof;
     self->fault_.past_eof = prot >= 0 && (prot & need) && past_eof;
+    self->fault_.watched = watched;
     return false;
   }
   e->paddr = addr;

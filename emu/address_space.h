@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +33,7 @@ enum VmaFlags : uint32_t {
   kVmaGrowsDown = 1u << 2,  // MAP_GROWSDOWN: extends downwards on a fault just below it
   kVmaStack = 1u << 3,      // the main thread's stack, "[stack]" in /proc/self/maps
   kVmaHeap = 1u << 4,       // the brk area, "[heap]"
+  kVmaSysvShm = 1u << 5,    // a SysV shared memory attach (shmat): inode is the segment's id
 };
 
 struct Vma {
@@ -89,6 +91,16 @@ class AddressSpace {
   int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
+
+  // SysV shared memory (emu/address_space_shm.cpp). attach_segment places `len` bytes at guest `addr`, or
+  // where top-down placement finds room when addr is 0; `replace` (SHM_REMAP) lets it replace mappings there,
+  // else an overlap is -EINVAL. `attach` makes the host mapping at the host address it is given (over the
+  // reservation, in one host call) and returns 0 or -errno. Returns the guest address or -errno.
+  int64_t attach_segment(uint64_t addr, uint64_t len, bool replace, int prot, const MapSource& info,
+                         const std::function<int64_t(void*)>& attach);
+  // shmdt: detaches the attach whose first page is at addr (every piece of it within `segment_size(id)`
+  // bytes of addr), as ipc/shm.c does. Returns 0 or -EINVAL.
+  int64_t detach_segment(uint64_t addr, const std::function<uint64_t(uint64_t id)>& segment_size);
 
   // The program break. set_brk_base is called once by the loader; brk(2) returns the new (or old) break.
   void set_brk_base(uint64_t addr);

@@ -12,8 +12,8 @@
 #include "emu/task.h"
 #include "signals/host_signals.h"
 
-// a64run_safe_syscall(flag, nr, a1, a2, a3, a4): the host call unless *flag (a bool) is set, checked last
-// thing before the `syscall` instruction. A wake signal that lands between the check and the instruction
+// a64run_safe_syscall(flag, nr, a1, a2, a3, a4, a5, a6): the host call unless *flag (a bool) is set, checked
+// last thing before the `syscall` instruction. A wake signal that lands between the check and the instruction
 // (or during a call the kernel would restart, which leaves the pc on the instruction) finds the pc in
 // [start, end) and moves it to `interrupted`, which returns -EINTR; one that lands during the call ends it
 // with EINTR (the handler's SA_RESTART does not restart a call it was sent to end: it moves the pc off the
@@ -37,6 +37,8 @@ a64run_safe_syscall:
   movq %rcx, %rsi
   movq %r8, %rdx
   movq %r9, %r10
+  movq 16(%rsp), %r8
+  movq 24(%rsp), %r9
 a64run_safe_syscall_start:
   cmpb $0, (%rbp)
   jne a64run_safe_syscall_interrupted
@@ -59,7 +61,8 @@ a64run_safe_syscall_interrupted:
 )");
 
 extern "C" {
-long a64run_safe_syscall(const volatile void* flag, long nr, long a1, long a2, long a3, long a4);
+long a64run_safe_syscall(const volatile void* flag, long nr, long a1, long a2, long a3, long a4, long a5,
+                         long a6);
 extern const char a64run_safe_syscall_start[];
 extern const char a64run_safe_syscall_end[];
 extern const char a64run_safe_syscall_interrupted[];
@@ -122,10 +125,10 @@ bool safe_syscalls_enabled() {
   return kEnabled;
 }
 
-int64_t safe_syscall(emu::Task& t, long nr, long a1, long a2, long a3, long a4) {
+int64_t safe_syscall(emu::Task& t, long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   t.enter_safe_syscall();
-  const long r = a64run_safe_syscall(t.interrupt_flag(), nr, a1, a2, a3, a4);
+  const long r = a64run_safe_syscall(t.interrupt_flag(), nr, a1, a2, a3, a4, a5, a6);
   t.leave_safe_syscall();
   return r;
 }

@@ -22,7 +22,7 @@ bool safe_syscalls_enabled();
 
 // Host system call `nr` with the run lock released, unless t is interrupted first: then -EINTR without the
 // call. A wake of t (Task::wake with the interrupt set) while it blocks ends the call with -EINTR.
-int64_t safe_syscall(emu::Task& t, long nr, long a1, long a2, long a3, long a4 = 0);
+int64_t safe_syscall(emu::Task& t, long nr, long a1, long a2, long a3, long a4 = 0, long a5 = 0, long a6 = 0);
 
 // Blocks or unblocks the wake signal in the calling thread (around execve).
 void set_wake_signal_blocked(bool blocked);

@@ -9,6 +9,7 @@
 #include "syscalls/sys_futex.h"
 #include "syscalls/sys_info.h"
 #include "syscalls/sys_ioctl.h"
+#include "syscalls/sys_ipc.h"
 #include "syscalls/sys_mm.h"
 #include "syscalls/sys_mount.h"
 #include "syscalls/sys_net.h"

@@ -21,6 +21,7 @@
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
@@ -184,6 +185,7 @@ void Process::after_fork_child(Task* self) {
   self->forget_wake_fd();  // the eventfd is shared with the parent's thread
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
   signals::reset_timers_after_fork(*this);
+  signals::reset_mq_notify_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
   threads_[self->tid()] = self;

@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "emu/task.h"
+#include "signals/mq_notify.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
 #include "syscalls/fd_util.h"
@@ -113,6 +114,10 @@ void* intake_main(void* arg) {
     if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
     if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
+      continue;
+    }
+    if (sig == timer_host_signal() && hsi.si_code == SI_MESGQ) {
+      mq_notified(*proc, hsi);
       continue;
     }
     if (sig == SIGCHLD) {

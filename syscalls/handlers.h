@@ -12,6 +12,7 @@
 #include "syscalls/sys_ipc.h"
 #include "syscalls/sys_mm.h"
 #include "syscalls/sys_mount.h"
+#include "syscalls/sys_mqueue.h"
 #include "syscalls/sys_net.h"
 #include "syscalls/sys_poll.h"
 #include "syscalls/sys_process.h"

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 
 namespace syscalls {
 
@@ -113,6 +114,17 @@ SysResult sys_mlockall(Task&, int flags) {
 }
 SysResult sys_munlockall(Task&) {
   return ::syscall(SYS_munlockall) == 0 ? 0 : -errno;
+}
+
+// cachestat(2): the host's page cache counts for the range (both structs are u64 fields only).
+SysResult sys_cachestat(Task& t, int fd, uint64_t range, uint64_t cstat, uint32_t flags) {
+  constexpr long kSysCachestat = 451;  // x86-64's number too (Linux 6.5); Debian 12's headers predate it
+  if (is_reserved_fd(fd)) return -EBADF;
+  uint64_t r[2];
+  void* rp = emu::copy_in(t.as(), r, range, sizeof r) == 0 ? static_cast<void*>(r) : kHostFaultAddr;
+  uint64_t out[5] = {};
+  if (::syscall(kSysCachestat, fd, rp, out, flags) != 0) return -errno;
+  return emu::copy_out(t.as(), cstat, out, sizeof out) != 0 ? -EFAULT : 0;
 }
 
 // membarrier(2): the guest's threads are the host process's threads, so the host's barriers on them are

@@ -14,6 +14,7 @@
 #include "emu/task.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
 
 namespace syscalls {
 namespace {}  // namespace
@@ -198,6 +199,13 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
   return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+}
+
+// setns(2): the host's, as unshare's namespaces are (it refuses a user namespace to a64run, which always has
+// its intake thread, and a mount namespace while threads share the host's fs attributes).
+SysResult sys_setns(Task&, int fd, int nstype) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return guest::from_host(::syscall(SYS_setns, fd, nstype));
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).

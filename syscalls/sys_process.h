@@ -35,6 +35,7 @@ SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list);
 SysResult sys_capget(Task& t, uint64_t header, uint64_t data);
 SysResult sys_capset(Task& t, uint64_t header, uint64_t data);
 SysResult sys_unshare(Task& t, uint64_t flags);
+SysResult sys_setns(Task& t, int fd, int nstype);
 SysResult sys_sethostname(Task& t, uint64_t name, int64_t len);
 SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len);
 SysResult sys_getpgid(Task& t, int pid);

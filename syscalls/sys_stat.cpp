@@ -19,6 +19,8 @@ namespace {
 
 using guest::from_host;
 
+constexpr long kSysFchmodat2 = 452;  // x86-64's number too (Linux 6.6); Debian 12's headers predate it
+
 // A path argument of a call that takes AT_EMPTY_PATH: Linux 6.11 accepts NULL for "" there.
 int64_t read_at_path(Task& t, int dirfd, GuestCStr path, int flags, GuestPath* p) {
   if (path.addr == 0 && (flags & guest::kAT_EMPTY_PATH)) {
@@ -100,6 +102,13 @@ SysResult sys_fchmodat(Task& t, int dirfd, GuestCStr path, uint32_t mode) {
   GuestPath p;
   if (const int64_t r = read_guest_path(t, dirfd, path, &p); r < 0) return r;
   return from_host(::syscall(SYS_fchmodat, dirfd, p.host.c_str(), mode));
+}
+
+// fchmodat2(2): fchmodat with AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH, which the host validates.
+SysResult sys_fchmodat2(Task& t, int dirfd, GuestCStr path, uint32_t mode, int flags) {
+  GuestPath p;
+  if (const int64_t r = read_at_path(t, dirfd, path, flags, &p); r < 0) return r;
+  return from_host(::syscall(kSysFchmodat2, dirfd, at_path(p, flags), mode, flags));
 }
 
 SysResult sys_fchown(Task&, int fd, uint32_t uid, uint32_t gid) {

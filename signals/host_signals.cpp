@@ -100,6 +100,7 @@ void* intake_main(void* arg) {
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
+  syscalls::name_emulator_thread("intake");
   ::sigset_t set = async_set();
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
@@ -133,6 +134,15 @@ void* intake_main(void* arg) {
   return nullptr;
 }
 
+// Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
+// the guest reads from now on leave it out (a few tens of microseconds, once per process).
+void start_intake_thread(emu::Process& proc) {
+  pthread_t th;
+  pthread_create(&th, nullptr, &intake_main, &proc);
+  pthread_detach(th);
+  while (proc.intake.tid.load(std::memory_order_acquire) == 0) sched_yield();
+}
+
 }  // namespace
 
 void start_host_signal_intake(emu::Process& proc) {
@@ -141,16 +151,12 @@ void start_host_signal_intake(emu::Process& proc) {
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  start_intake_thread(proc);
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
   proc.intake.tid.store(0, std::memory_order_release);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  start_intake_thread(proc);
 }
 
 void mirror_sigchld_action(const guest::sigaction& act) {

@@ -204,16 +204,24 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
       *out = comm_of(t, h.substr(0, h.find('\n'))) + "\n";
       return 0;
     case ProcNode::kStat: {
+      if (proc.peer != 0) {
+        *out = fix_proc_stat(h, "", 0, 0, emulator_thread_count(proc.peer));
+        return 0;
+      }
       const size_t open = h.find('('), close = h.rfind(')');
       const std::string_view comm =
           open < close && close != h.npos ? h.substr(open + 1, close - open - 1) : "";
-      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t));
+      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t), reserved_tid_count());
       return 0;
     }
     default: {
+      if (proc.peer != 0) {
+        *out = fix_proc_status(h, "", 0, emulator_thread_count(proc.peer));
+        return 0;
+      }
       const size_t name = h.starts_with("Name:\t") ? 6 : h.npos;
       const std::string_view comm = name != h.npos ? h.substr(name, h.find('\n') - name) : "";
-      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t));
+      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count());
       return 0;
     }
   }
@@ -288,7 +296,14 @@ ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*rese
   }
   int n = 0;
   const bool own = c[1] == "self" || c[1] == "thread-self" || (parse_int(c[1], &n) && (n == pid || n == tid));
-  if (!own) return out;
+  if (!own) {
+    if (n > 0 && c.size() == 3 && (c[2] == "stat" || c[2] == "status")) {
+      out.node = leaf_node(c[2]);
+      out.peer = n;
+      out.host_dir = fmt::format("/proc/{}", n);
+    }
+    return out;
+  }
   out.host_dir = fmt::format("/proc/{}", c[1]);
   size_t i = 2;
   if (c.size() >= 4 && c[2] == "task" && c[1] != "thread-self" && parse_int(c[3], &n)) {
@@ -317,6 +332,7 @@ int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out) {
     return 0;
   }
   out->proc = classify_proc_path(path, ::getpid(), t.tid(), &is_reserved_fd);
+  if (out->proc.peer != 0 && !is_a64run_process(out->proc.peer)) out->proc = ProcPath{};
   switch (out->proc.node) {
     case ProcNode::kNone:
       out->host = t.proc().host_path(path);
@@ -349,14 +365,15 @@ std::string guest_comm(std::string_view host_comm, std::string_view emulator, st
 }
 
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack) {
+                          uint64_t start_stack, int hidden_threads) {
   const size_t open = host_stat.find('(');
   const size_t close = host_stat.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
     return std::string(host_stat);
   }
-  std::string out = fmt::format("{}({})", host_stat.substr(0, open), comm);
-  // Fields 3.. follow ") ", separated by single spaces: vsize is field 23, startstack field 28.
+  std::string out(host_stat.substr(0, close + 1));
+  if (!comm.empty()) out = fmt::format("{}({})", host_stat.substr(0, open), comm);
+  // Fields 3.. follow ") ", separated by single spaces: num_threads is field 20, vsize 23, startstack 28.
   std::string_view rest = host_stat.substr(close + 1);
   int field = 2;
   size_t i = 0;
@@ -368,27 +385,35 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
     out += ' ';
     ++i;
     ++field;
-    if (field != 23 && (field != 28 || start_stack == 0)) continue;
-    out += fmt::format("{}", field == 23 ? vsize : start_stack);
-    i = std::min(rest.find_first_of(" \n", i), rest.size());
+    const size_t end = std::min(rest.find_first_of(" \n", i), rest.size());
+    if (field == 20) {
+      const long n = strtol(std::string(rest.substr(i, end - i)).c_str(), nullptr, 10);
+      out += fmt::format("{}", std::max<long>(1, n - hidden_threads));
+    } else if ((field == 23 && vsize != 0) || (field == 28 && start_stack != 0)) {
+      out += fmt::format("{}", field == 23 ? vsize : start_stack);
+    } else {
+      continue;
+    }
+    i = end;
   }
   return out;
 }
 
-std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize) {
+std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
+                            int hidden_threads) {
   std::string out;
   size_t pos = 0;
   while (pos < host_status.size()) {
     const size_t eol = std::min(host_status.find('\n', pos), host_status.size());
     const std::string_view line = host_status.substr(pos, eol - pos);
-    if (line.starts_with("Name:")) {
+    if (line.starts_with("Name:") && !comm.empty()) {
       out += fmt::format("Name:\t{}", comm);
-    } else if (line.starts_with("VmSize:")) {
+    } else if (line.starts_with("VmSize:") && vsize != 0) {
       out += fmt::format("VmSize:\t{:8} kB", vsize / 1024);
     } else if (line.starts_with("Threads:")) {
-      // The emulator's own intake thread is not the guest's.
+      // The emulator's own threads (intake, CLONE_VM helpers) are not the guest's.
       const long n = strtol(std::string(line.substr(8)).c_str(), nullptr, 10);
-      out += fmt::format("Threads:\t{}", std::max<long>(1, n - reserved_tid_count()));
+      out += fmt::format("Threads:\t{}", std::max<long>(1, n - hidden_threads));
     } else {
       out += line;
     }

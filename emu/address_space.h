@@ -52,6 +52,9 @@ struct Vma {
   // made stale. Set by the TLB fill hook under the shared lock (through std::atomic_ref), read and cleared
   // under the exclusive lock. Unmapping or re-protecting executable pages nobody ran costs no code flush.
   bool fetched = false;
+  // Huge pages (MAP_HUGETLB, hugetlbfs): log2 of their size, else 0. The host's own hugetlb rules (aligned
+  // unmap, mprotect and mremap) then apply to the guest's calls as Linux applies them.
+  uint8_t huge_shift = 0;
 };
 
 // Describes the backing of a new mapping.
@@ -61,6 +64,7 @@ struct MapSource {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;
+  uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
 // The guest address space. Guest address g lives at host address base()+g inside one reserved host window,

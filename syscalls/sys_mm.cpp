@@ -2,12 +2,16 @@
 #include "syscalls/sys_mm.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bit>
+#include <string>
 #include <vector>
 
 #include "syscalls/fd_util.h"
@@ -19,6 +23,21 @@ namespace syscalls {
 SysResult sys_brk(Task& t, uint64_t addr) {
   return static_cast<SysResult>(t.as().brk(addr));
 }
+
+namespace {
+
+// MAP_HUGETLB's page size: log2 in bits 26-31 of the flags, 0 for the default (2 MiB, the arm64 default with
+// 4 KiB pages, and the host's). A size the host has no pool for is EINVAL, as hstate_sizelog finds none.
+int64_t huge_page_shift(int flags) {
+  int shift = (flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK;
+  if (shift == 0) shift = 21;
+  if (shift < 12 || shift > 40) return -EINVAL;
+  const std::string pool =
+      "/sys/kernel/mm/hugepages/hugepages-" + std::to_string((uint64_t{1} << shift) >> 10) + "kB";
+  return ::access(pool.c_str(), F_OK) == 0 ? shift : -EINVAL;
+}
+
+}  // namespace
 
 // mmap(2): anonymous, file-backed private and shared, MAP_FIXED, MAP_FIXED_NOREPLACE, hints, MAP_GROWSDOWN.
 SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset) {
@@ -43,8 +62,17 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
     src.dev = st.st_dev;
     src.inode = st.st_ino;
     src.name = fd_path(fd);
+    struct statfs fs {};
+    if (::fstatfs(fd, &fs) == 0 && fs.f_type == HUGETLBFS_MAGIC) {
+      src.huge_shift = static_cast<uint8_t>(std::countr_zero(static_cast<uint64_t>(st.st_blksize)));
+    } else if (flags & MAP_HUGETLB) {
+      return -EINVAL;  // ksys_mmap_pgoff: MAP_HUGETLB needs a hugetlbfs file or none
+    }
+  } else if (flags & MAP_HUGETLB) {
+    const int64_t shift = huge_page_shift(flags);
+    if (shift < 0) return shift;
+    src.huge_shift = static_cast<uint8_t>(shift);
   }
-  if (flags & MAP_HUGETLB) return -EINVAL;  // no huge pages behind the guest window
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
   if (r >= 0 && (flags & MAP_LOCKED))

@@ -183,6 +183,7 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   v.name = src.name;
   v.file_end = past_eof;
   v.huge_shift = src.huge_shift;
+  if (lock_future_.load(std::memory_order_relaxed)) v.flags |= kVmaLocked;
   vmas_.emplace(addr, std::move(v));
   return static_cast<int64_t>(addr);
 }
@@ -613,18 +614,22 @@ std::vector<Vma> AddressSpace::snapshot() const {
   return out;
 }
 
+std::string AddressSpace::render_maps_line(const Vma& v) {
+  const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
+                         (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
+  std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms, v.offset,
+                                 major(v.dev), minor(v.dev), v.inode);
+  if (!v.name.empty()) {
+    line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
+    line += v.name;
+  }
+  return line;
+}
+
 std::string AddressSpace::render_maps() const {
   std::string out;
   for (const Vma& v : snapshot()) {
-    const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
-                           (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
-    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms,
-                                   v.offset, major(v.dev), minor(v.dev), v.inode);
-    if (!v.name.empty()) {
-      line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
-      line += v.name;
-    }
-    out += line;
+    out += render_maps_line(v);
     out += '\n';
   }
   return out;

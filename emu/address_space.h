@@ -34,6 +34,7 @@ enum VmaFlags : uint32_t {
   kVmaStack = 1u << 3,      // the main thread's stack, "[stack]" in /proc/self/maps
   kVmaHeap = 1u << 4,       // the brk area, "[heap]"
   kVmaSysvShm = 1u << 5,    // a SysV shared memory attach (shmat): inode is the segment's id
+  kVmaLocked = 1u << 6,     // mlocked (VM_LOCKED): the host locks the pages, this says so in /proc
 };
 
 struct Vma {
@@ -102,6 +103,14 @@ class AddressSpace {
   // reservation, in one host call) and returns 0 or -errno. Returns the guest address or -errno.
   int64_t attach_segment(uint64_t addr, uint64_t len, bool replace, int prot, const MapSource& info,
                          const std::function<int64_t(void*)>& attach);
+  // mlock state (emu/address_space_lock.cpp): the host locks the pages (mlock, mlockall, MAP_LOCKED are
+  // the host's calls on them); the VMAs record it as Linux's VM_LOCKED does, split at the range's ends, for
+  // /proc/self/maps and smaps. mlockall(MCL_FUTURE) marks every later mapping too; a fork child has none.
+  void mark_locked(uint64_t start, uint64_t end, bool locked);
+  void lock_all(bool current, bool future);  // mlockall: MCL_CURRENT, MCL_FUTURE
+  void unlock_all();                         // munlockall
+  void forget_locks_after_fork();
+
   // shmdt: detaches the attach whose first page is at addr (every piece of it within `segment_size(id)`
   // bytes of addr), as ipc/shm.c does. Returns 0 or -EINVAL.
   int64_t detach_segment(uint64_t addr, const std::function<uint64_t(uint64_t id)>& segment_size);
@@ -143,8 +152,9 @@ class AddressSpace {
   }
 
   std::vector<Vma> snapshot() const;
-  // Renders /proc/self/maps for the guest.
+  // Renders /proc/self/maps for the guest, one render_maps_line per VMA.
   std::string render_maps() const;
+  static std::string render_maps_line(const Vma& v);
 
  private:
   AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
@@ -165,6 +175,7 @@ class AddressSpace {
                             uint64_t dest, const MapSource& src);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
+  void merge_all_locked();
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }
 
@@ -172,6 +183,7 @@ class AddressSpace {
   const uint64_t size_;
   CodeGate gate_;
   uint64_t mmap_top_ = 0;
+  std::atomic<bool> lock_future_{false};  // mlockall(MCL_FUTURE): new mappings are locked
 
   mutable std::shared_mutex mu_;
   std::map<uint64_t, Vma> vmas_;  // GUARDED_BY(mu_), keyed by start

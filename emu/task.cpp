@@ -191,6 +191,7 @@ void Process::after_fork_child(Task* self) {
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
+  as().forget_locks_after_fork();
   std::vector<Vcpu*> vcpus{&self->cpu()};
   for (const auto& v : idle_cpus_) vcpus.push_back(v.get());
   as().gate().reset_after_fork(vcpus);

@@ -139,34 +139,26 @@ uint64_t resident_bytes(Task& t, uint64_t start, uint64_t end) {
   return pages * emu::kPageSize;
 }
 
-// smaps: each maps line followed by its sizes. Built from render_maps' own lines so the two never disagree.
+// smaps: each maps line (render_maps_line, so the two never disagree) followed by its sizes. Locked: is the
+// resident size of an mlocked VMA, as Linux's for private memory.
 std::string render_smaps(Task& t) {
-  const std::string maps = t.as().render_maps();
   std::string out;
-  size_t pos = 0;
-  while (pos < maps.size()) {
-    const size_t eol = std::min(maps.find('\n', pos), maps.size());
-    const std::string_view line(maps.data() + pos, eol - pos);
-    pos = eol + 1;
-    uint64_t start = 0, end = 0;
-    const size_t dash = line.find('-');
-    const size_t sp = line.find(' ');
-    if (dash == std::string_view::npos || sp == std::string_view::npos || sp + 5 > line.size()) continue;
-    std::from_chars(line.data(), line.data() + dash, start, 16);
-    std::from_chars(line.data() + dash + 1, line.data() + sp, end, 16);
-    const std::string_view perms = line.substr(sp + 1, 4);
+  for (const emu::Vma& v : t.as().snapshot()) {
+    const std::string line = emu::AddressSpace::render_maps_line(v);
     const bool anon = line.size() < 73 || line[72] == '[';
-    const uint64_t size_kb = (end - start) / 1024;
-    const uint64_t rss_kb = resident_bytes(t, start, end) / 1024;
+    const uint64_t size_kb = (v.end - v.start) / 1024;
+    const uint64_t rss_kb = resident_bytes(t, v.start, v.end) / 1024;
+    const bool locked = v.flags & emu::kVmaLocked;
     out += fmt::format(
         "{}\nSize:           {:8} kB\nKernelPageSize: {:8} kB\nMMUPageSize:    {:8} kB\nRss:            {:8} "
         "kB\n"
         "Pss:            {:8} kB\nShared_Clean:          0 kB\nShared_Dirty:          0 kB\n"
         "Private_Clean:         0 kB\nPrivate_Dirty:  {:8} kB\nReferenced:     {:8} kB\n"
         "Anonymous:      {:8} kB\nSwap:                  0 kB\nSwapPss:               0 kB\n"
-        "Locked:                0 kB\nVmFlags:{}{}{}{}\n",
-        line, size_kb, 4, 4, rss_kb, rss_kb, rss_kb, rss_kb, anon ? rss_kb : 0, perms[0] == 'r' ? " rd" : "",
-        perms[1] == 'w' ? " wr" : "", perms[2] == 'x' ? " ex" : "", perms[3] == 's' ? " sh" : "");
+        "Locked:         {:8} kB\nVmFlags:{}{}{}{}{}\n",
+        line, size_kb, 4, 4, rss_kb, rss_kb, rss_kb, rss_kb, anon ? rss_kb : 0, locked ? rss_kb : 0,
+        (v.prot & PROT_READ) ? " rd" : "", (v.prot & PROT_WRITE) ? " wr" : "",
+        (v.prot & PROT_EXEC) ? " ex" : "", (v.flags & emu::kVmaShared) ? " sh" : "", locked ? " lo" : "");
   }
   return out;
 }

@@ -75,8 +75,9 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
   }
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
-  if (r >= 0 && (flags & MAP_LOCKED))
-    ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len));
+  if (r >= 0 && (flags & MAP_LOCKED) &&
+      ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len)) == 0)
+    t.as().mark_locked(static_cast<uint64_t>(r), static_cast<uint64_t>(r) + emu::page_up(len), true);
   return r;
 }
 
@@ -118,9 +119,13 @@ namespace {
 SysResult lock_call(Task& t, long nr, uint64_t addr, uint64_t len, long flags = 0) {
   const uint64_t start = emu::page_down(addr);
   const uint64_t span = emu::page_up(addr + len) - start;
-  std::shared_lock lk(t.as().lock());
-  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(nr, t.as().host(start), span, flags) == 0 ? 0 : -errno;
+  {
+    std::shared_lock lk(t.as().lock());
+    if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
+    if (::syscall(nr, t.as().host(start), span, flags) != 0) return -errno;
+  }
+  if (span != 0) t.as().mark_locked(start, start + span, nr != SYS_munlock);
+  return 0;
 }
 
 }  // namespace
@@ -136,12 +141,16 @@ SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
   return lock_call(t, SYS_munlock, addr, len);
 }
-SysResult sys_mlockall(Task&, int flags) {
+SysResult sys_mlockall(Task& t, int flags) {
   if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
-  return ::syscall(SYS_mlockall, flags) == 0 ? 0 : -errno;
+  if (::syscall(SYS_mlockall, flags) != 0) return -errno;
+  t.as().lock_all(flags & MCL_CURRENT, flags & MCL_FUTURE);
+  return 0;
 }
-SysResult sys_munlockall(Task&) {
-  return ::syscall(SYS_munlockall) == 0 ? 0 : -errno;
+SysResult sys_munlockall(Task& t) {
+  if (::syscall(SYS_munlockall) != 0) return -errno;
+  t.as().unlock_all();
+  return 0;
 }
 
 // cachestat(2): the host's page cache counts for the range (both structs are u64 fields only).

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/sys_process.h"
 
 namespace syscalls {
 
@@ -73,6 +75,11 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
     if (shift < 0) return shift;
     src.huge_shift = static_cast<uint8_t>(shift);
   }
+  // READ_IMPLIES_EXEC (personality), unless the file's mount forbids execution.
+  if ((prot & PROT_READ) && (guest_personality() & kReadImpliesExec)) {
+    struct statvfs vfs {};
+    if (src.host_fd < 0 || ::fstatvfs(src.host_fd, &vfs) != 0 || !(vfs.f_flag & ST_NOEXEC)) prot |= PROT_EXEC;
+  }
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
   if (r >= 0 && (flags & MAP_LOCKED) &&
@@ -85,6 +92,7 @@ SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) {
   return t.as().munmap(addr, len);
 }
 SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot) {
+  if ((prot & PROT_READ) && (guest_personality() & kReadImpliesExec)) prot |= PROT_EXEC;
   return t.as().mprotect(addr, len, prot);
 }
 SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -264,10 +265,36 @@ SysResult sys_setrlimit(Task& t, int resource, GuestPtr<const uint64_t> rlim) {
   return sys_prlimit64(t, 0, resource, rlim, {});
 }
 
+// personality(2): the guest's persona is the host process's, which execve keeps as Linux keeps the guest's
+// (its flags; PER_CLEAR_ON_SETID for set-user-ID programs) and fork copies. Linux accepts any value but
+// PER_LINUX32 on a CPU without 32-bit EL0, as this one is. The flags act where Linux's act on arm64: UNAME26
+// through the host's uname, STICKY_TIMEOUTS in select and poll (sys_poll.cpp), READ_IMPLIES_EXEC in mmap
+// and mprotect (sys_mm.cpp).
 SysResult sys_personality(Task&, uint32_t persona) {
-  // Only PER_LINUX exists here; querying (0xffffffff) reports it.
-  if (persona == 0xffffffffu || persona == 0) return 0;
-  return -EINVAL;
+  constexpr uint32_t kPerMask = 0x00ff;
+  constexpr uint32_t kPerLinux32 = 0x0008;
+  if (persona != 0xffffffffu && (persona & kPerMask) == kPerLinux32) return -EINVAL;
+  const long old = ::syscall(SYS_personality, persona);
+  if (old < 0) return -errno;
+  if (persona != 0xffffffffu) set_cached_personality(persona);
+  return old;
+}
+
+namespace {
+std::atomic<uint64_t> g_personality{UINT64_MAX};  // UINT64_MAX: not read from the host yet
+}  // namespace
+
+uint32_t guest_personality() {
+  uint64_t p = g_personality.load(std::memory_order_relaxed);
+  if (p == UINT64_MAX) {
+    p = static_cast<uint32_t>(::syscall(SYS_personality, 0xffffffffu));
+    g_personality.store(p, std::memory_order_relaxed);
+  }
+  return static_cast<uint32_t>(p);
+}
+
+void set_cached_personality(uint32_t persona) {
+  g_personality.store(persona, std::memory_order_relaxed);
 }
 
 // prctl(2): options that concern the calling thread or process go to the host thread that runs it (names

@@ -360,7 +360,20 @@ int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_
     }
   }
   if (!(flags & MREMAP_MAYMOVE)) return -ENOMEM;
-  if (!anon && new_len > old_len) return -ENOMEM;
+  // A file mapping that grows as it moves takes its new part from the file behind the host's mapping,
+  // found before the pages move.
+  int grow_fd = -1;
+  if (!anon && new_len > old_len) {
+    grow_fd = open_mapped_file(host(old_addr));
+    if (grow_fd < 0) return -ENOMEM;
+    src.host_fd = grow_fd;
+  }
+  struct FdCloser {
+    int fd;
+    ~FdCloser() {
+      if (fd >= 0) ::close(fd);
+    }
+  } closer{grow_fd};
 
   uint64_t dest;
   if (flags & MREMAP_FIXED) {
@@ -412,7 +425,9 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
       return -errno;
   }
   if (new_len > old_len) {
-    int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
+    MapSource more = src;
+    if (!anon) more.offset = src_off + old_len;  // the file's next part
+    int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, more);
     if (r < 0) return r;
     merge_around_locked(dest + old_len);
   }

@@ -101,8 +101,12 @@ class AddressSpace {
   // where top-down placement finds room when addr is 0; `replace` (SHM_REMAP) lets it replace mappings there,
   // else an overlap is -EINVAL. `attach` makes the host mapping at the host address it is given (over the
   // reservation, in one host call) and returns 0 or -errno. Returns the guest address or -errno.
+  // The VMA gets `vflags` (kVmaShared always); a64run also moves Linux AIO rings in this way (sys_aio.cpp).
   int64_t attach_segment(uint64_t addr, uint64_t len, bool replace, int prot, const MapSource& info,
-                         const std::function<int64_t(void*)>& attach);
+                         const std::function<int64_t(void*)>& attach, uint32_t vflags = kVmaSysvShm);
+  // Takes [addr, addr + len) out of the VMA list after the host has unmapped it by itself (io_destroy unmaps
+  // its ring), and puts the reservation back at once.
+  void forget_unmapped(uint64_t addr, uint64_t len);
   // mlock state (emu/address_space_lock.cpp): the host locks the pages (mlock, mlockall, MAP_LOCKED are
   // the host's calls on them); the VMAs record it as Linux's VM_LOCKED does, split at the range's ends, for
   // /proc/self/maps and smaps. mlockall(MCL_FUTURE) marks every later mapping too; a fork child has none.

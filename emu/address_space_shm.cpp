@@ -1,7 +1,8 @@
-// This file implements SysV shared memory attaches in the guest window: a host segment is attached at the
-// host address of the guest pages (over the PROT_NONE reservation, so the window never has a hole), and the
-// VMA says which segment it is. The host kernel then does what Linux does for the guest: attach counts,
-// inheritance by fork, detaching at execve and exit, and IPC_RMID while attached.
+// This file implements SysV shared memory attaches (and other shared mappings the host makes: AIO rings) in
+// the guest window: the host's mapping is made or moved at the host address of the guest pages (over the
+// PROT_NONE reservation, so the window never has a hole), and the VMA says which segment it is. The host
+// kernel then does what Linux does for the guest: attach counts, inheritance by fork, detaching at execve
+// and exit, and IPC_RMID while attached.
 #include <fmt/format.h>
 #include <sys/mman.h>
 
@@ -19,7 +20,8 @@ constexpr uint64_t kMmapMinAddr = 0x10000;  // vm.mmap_min_addr, as address_spac
 }  // namespace
 
 int64_t AddressSpace::attach_segment(uint64_t addr, uint64_t len, bool replace, int prot,
-                                     const MapSource& info, const std::function<int64_t(void*)>& attach) {
+                                     const MapSource& info, const std::function<int64_t(void*)>& attach,
+                                     uint32_t vflags) {
   len = page_up(len);
   if (len == 0 || len > size_) return -ENOMEM;
   std::optional<CodeGate::Closed> closed;
@@ -44,12 +46,20 @@ int64_t AddressSpace::attach_segment(uint64_t addr, uint64_t len, bool replace, 
   v.start = addr;
   v.end = addr + len;
   v.prot = prot;
-  v.flags = kVmaShared | kVmaSysvShm;
+  v.flags = kVmaShared | vflags;
   v.dev = info.dev;
   v.inode = info.inode;
   v.name = info.name;
   vmas_.emplace(addr, std::move(v));
   return static_cast<int64_t>(addr);
+}
+
+void AddressSpace::forget_unmapped(uint64_t addr, uint64_t len) {
+  CodeGate::Closed closed(gate_);
+  std::unique_lock lk(mu_);
+  release_host_locked(addr, addr + len);
+  remove_range_locked(addr, addr + len);
+  bump_generation();
 }
 
 int64_t AddressSpace::detach_segment(uint64_t addr,

@@ -16,6 +16,7 @@
 #include "syscalls/sys_keys.h"
 #include "syscalls/sys_mm.h"
 #include "syscalls/sys_mount.h"
+#include "syscalls/sys_mount_api.h"
 #include "syscalls/sys_mqueue.h"
 #include "syscalls/sys_net.h"
 #include "syscalls/sys_poll.h"

@@ -42,6 +42,11 @@ constexpr uint16_t kIfreq = sizeof(ifreq);
 constexpr uint16_t kTermio = 18;
 static_assert(TCGETA == 0x5405 && TCSETA == 0x5406 && TCSETAW == 0x5407 && TCSETAF == 0x5408);
 static_assert(sizeof(ifreq) == 40 && sizeof(arpreq) == 68 && sizeof(file_clone_range) == 32);
+// NSIO (0xb7) requests: _IO(NSIO, nr), and _IOR(NSIO, nr, T) for a T of 4, 8 and 16 bytes.
+constexpr uint32_t kNsio = 0xb700;
+constexpr uint32_t kNsioR4 = 0x8004b700;
+constexpr uint32_t kNsioR8 = 0x8008b700;
+constexpr uint32_t kNsioR16 = 0x8010b700;
 // PIDFD_GET_CGROUP_NAMESPACE (_IO(PIDFS_IOCTL_MAGIC, 1)) ... PIDFD_GET_UTS_NAMESPACE (10).
 constexpr uint32_t kPidfdGetNs = 0xff00;
 // PIDFD_GET_INFO is _IOWR(0xff, 11, struct pidfd_info): the struct grows, and its size travels in the
@@ -194,6 +199,21 @@ constexpr IoctlSpec kIoctls[] = {
     {SIOCOUTQNSD, A::kOut, 4, false, false},
     {SIOCGSTAMP_OLD, A::kOut, 16, false, false},    // struct timeval, 64-bit on both
     {SIOCGSTAMPNS_OLD, A::kOut, 16, false, false},  // struct timespec
+    // Namespace files (linux/nsfs.h): related namespaces as new descriptors, ids and pids. The pid
+    // translations take the pid itself (their _IOR size is for show); NS_GET_OWNER_UID writes a uid_t.
+    {kNsio + 1, A::kNone, 0, false, false},      // NS_GET_USERNS
+    {kNsio + 2, A::kNone, 0, false, false},      // NS_GET_PARENT
+    {kNsio + 3, A::kNone, 0, false, false},      // NS_GET_NSTYPE
+    {kNsio + 4, A::kOut, 4, false, false},       // NS_GET_OWNER_UID
+    {kNsioR8 + 5, A::kOut, 8, false, false},     // NS_GET_MNTNS_ID
+    {kNsioR4 + 6, A::kValue, 0, false, false},   // NS_GET_PID_FROM_PIDNS
+    {kNsioR4 + 7, A::kValue, 0, false, false},   // NS_GET_TGID_FROM_PIDNS
+    {kNsioR4 + 8, A::kValue, 0, false, false},   // NS_GET_PID_IN_PIDNS
+    {kNsioR4 + 9, A::kValue, 0, false, false},   // NS_GET_TGID_IN_PIDNS
+    {kNsioR16 + 10, A::kOut, 16, false, false},  // NS_MNT_GET_INFO
+    {kNsioR16 + 11, A::kOut, 16, false, false},  // NS_MNT_GET_NEXT
+    {kNsioR16 + 12, A::kOut, 16, false, false},  // NS_MNT_GET_PREV
+    {kNsioR8 + 13, A::kOut, 8, false, false},    // NS_GET_ID
     // pidfs (linux/pidfd.h): the namespaces of the process behind a pidfd, as new descriptors.
     {kPidfdGetNs + 1, A::kNone, 0, false, false},
     {kPidfdGetNs + 2, A::kNone, 0, false, false},
@@ -384,6 +404,8 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
     default:
       break;
   }
+  // A NULL argument goes to the host as NULL: the request decides (EFAULT, or "no struct wanted").
+  if (arg == 0) return host_ioctl(t, *s, fd, 0);
   alignas(8) uint8_t buf[kMaxArgSize] = {};
   if (s->arg == A::kIn || s->arg == A::kInOut) {
     if (const int64_t r = emu::copy_in(t.as(), buf, arg, s->size); r < 0) return fd_error_first(fd, r);

@@ -14,6 +14,7 @@
 #include "syscalls/sys_ioctl.h"
 #include "syscalls/sys_ipc.h"
 #include "syscalls/sys_keys.h"
+#include "syscalls/sys_lsm.h"
 #include "syscalls/sys_mm.h"
 #include "syscalls/sys_mount.h"
 #include "syscalls/sys_mount_api.h"

@@ -42,7 +42,7 @@ SysResult sized_output(Task& t, long nr, long first, uint64_t buf, uint64_t size
   uint32_t size = 0;
   if (emu::copy_in(t.as(), &size, size_addr, sizeof size) != 0) return -EFAULT;
   std::vector<uint8_t> out(std::min(size, kMaxOut));
-  uint32_t hsize = static_cast<uint32_t>(out.size());
+  auto hsize = static_cast<uint32_t>(out.size());
   void* hp = buf == 0 ? nullptr : out.data();
   const int64_t r = nr == kLsmListModules ? from_host(::syscall(nr, hp, &hsize, flags))
                                           : from_host(::syscall(nr, first, hp, &hsize, flags));

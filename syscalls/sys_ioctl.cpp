@@ -28,6 +28,7 @@
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/abi/termios.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
 namespace {
@@ -381,6 +382,7 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
   if (is_reserved_fd(fd)) return -EBADF;
   if (cmd == LOOP_SET_STATUS || cmd == LOOP_GET_STATUS) return loop_status_old(t, fd, cmd, arg);
   if (cmd == SIOCGIFCONF) return if_conf(t, fd, arg);
+  if (guest::ioc_type(cmd) == 0xaa) return userfaultfd_ioctl(t, fd, cmd, arg);
   if (cmd == FS_IOC_FIEMAP) return fiemap(t, fd, arg);
   IoctlSpec pidfd_info{cmd, A::kInOut, static_cast<uint16_t>(guest::ioc_size(cmd)), false, false};
   const bool is_pidfd_info = guest::ioc_type(cmd) == 0xff && guest::ioc_nr(cmd) == kPidfdGetInfoNr &&

@@ -1,6 +1,8 @@
 // This file implements the host signal intake thread and SIGCHLD mirroring.
 #include "signals/host_signals.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -26,6 +28,7 @@ namespace {
 // sequence number, forward_to_intake's a slot.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
 constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
+constexpr uint64_t kQuitMagic = uint64_t{0xa64cd1e0} << 32;
 
 siginfo_t marker(uint64_t magic, uint32_t number) {
   siginfo_t si{};
@@ -112,6 +115,12 @@ void* intake_main(void* arg) {
     // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
     long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
     if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
+    if (uint32_t unused; is_marker(sig, hsi, kQuitMagic, &unused)) {
+      // stop_host_signal_intake: what arrives from now on waits, blocked, for the next intake thread.
+      syscalls::unreserve_tid(static_cast<int>(::gettid()));
+      in.tid.store(0, std::memory_order_release);
+      return nullptr;
+    }
     if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
     if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
       timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
@@ -143,6 +152,24 @@ void start_intake_thread(emu::Process& proc) {
   while (proc.intake.tid.load(std::memory_order_acquire) == 0) sched_yield();
 }
 
+// The host process's threads (entries of /proc/self/task), 0 when they cannot be read.
+int host_thread_count() {
+  const int fd = ::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[4096];
+  long len;
+  while ((len = ::syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < len;) {
+      const auto* d = reinterpret_cast<const dirent64*>(buf + off);
+      if (d->d_name[0] != '.') ++n;
+      off += d->d_reclen;
+    }
+  }
+  ::close(fd);
+  return n;
+}
+
 }  // namespace
 
 void start_host_signal_intake(emu::Process& proc) {
@@ -159,6 +186,18 @@ void restart_host_signal_intake(emu::Process& proc) {
   start_intake_thread(proc);
 }
 
+bool stop_host_signal_intake(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  const int tid = in.tid.load(std::memory_order_acquire);
+  if (tid == 0 || in.pid.load(std::memory_order_acquire) != static_cast<int>(::getpid())) return false;
+  siginfo_t m = marker(kQuitMagic, 0);
+  if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
+  while (in.tid.load(std::memory_order_acquire) != 0) sched_yield();
+  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds).
+  for (int i = 0; i < 2000 && host_thread_count() > 1; ++i) ::usleep(500);
+  return true;
+}
+
 void mirror_sigchld_action(const guest::sigaction& act) {
   // The host must send SIGCHLD for every child event: it is what wakes a parked wait4/waitid. So never host
   // SIG_IGN (no signal at all) or SA_NOCLDSTOP (a waitpid(WUNTRACED) would sleep through the stop). The
@@ -169,13 +208,6 @@ void mirror_sigchld_action(const guest::sigaction& act) {
   h.sa_handler = SIG_DFL;
   if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags = SA_NOCLDWAIT;
   ::sigaction(SIGCHLD, &h, nullptr);
-}
-
-int intake_tid() {
-  const HostIntake& in = emu::Process::current()->intake;
-  int tid;
-  while ((tid = in.tid.load(std::memory_order_acquire)) == 0) sched_yield();
-  return tid;
 }
 
 void sync_host_signals() {

@@ -13,6 +13,7 @@
 
 #include "emu/guest_mem.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
@@ -187,10 +188,37 @@ SysResult sys_capset(Task& t, uint64_t header, uint64_t data) {
   return r;
 }
 
+namespace {
+
+// A host call that needs a single-threaded host process (unshare of a user namespace; setns of a user or
+// mount namespace, EINVAL, or of a time namespace, EUSERS, in a multithreaded one): for a guest with one
+// thread, the intake thread steps aside for a second try. The guest's thread blocks every host signal
+// meanwhile (what arrives waits for the next intake thread; the safe calls' wake signal too, so no signal is
+// forwarded to a thread that is gone). A guest with more threads gets the host's answer for a multithreaded
+// process, as Linux gives it.
+int64_t single_threaded_host_call(Task& t, long nr, long a1, long a2) {
+  const int64_t first = guest::from_host(::syscall(nr, a1, a2));
+  if ((first != -EINVAL && first != -EUSERS) || t.proc().thread_count() != 1) return first;
+  ::sigset_t all;
+  ::sigset_t old;
+  sigfillset(&all);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+  int64_t r = first;
+  if (signals::stop_host_signal_intake(t.proc())) {
+    r = guest::from_host(::syscall(nr, a1, a2));
+    signals::restart_host_signal_intake(t.proc());
+  }
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, 8);
+  return r;
+}
+
+}  // namespace
+
 // unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
-// too; it refuses CLONE_NEWUSER in a64run, which always has its intake thread). Unsharing the fd table,
-// fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the same then);
-// a thread of a multithreaded guest cannot get its own (a64run's threads share the host process's): EINVAL.
+// too; a user namespace needs the intake thread out of the way: single_threaded_host_call). Unsharing the
+// fd table, fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the
+// same then); a thread of a multithreaded guest cannot get its own (a64run's threads share the host
+// process's): EINVAL.
 SysResult sys_unshare(Task& t, uint64_t flags) {
   constexpr uint64_t kNamespaces = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID |
                                    CLONE_NEWCGROUP | CLONE_NEWUSER | 0x80 /* CLONE_NEWTIME */;
@@ -199,14 +227,16 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
+  if (flags & CLONE_NEWUSER)
+    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(flags & kNamespaces), 0);
   return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
 }
 
-// setns(2): the host's, as unshare's namespaces are (it refuses a user namespace to a64run, which always has
-// its intake thread, and a mount namespace while threads share the host's fs attributes).
-SysResult sys_setns(Task&, int fd, int nstype) {
+// setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake
+// thread out of the way (single_threaded_host_call).
+SysResult sys_setns(Task& t, int fd, int nstype) {
   if (is_reserved_fd(fd)) return -EBADF;
-  return guest::from_host(::syscall(SYS_setns, fd, nstype));
+  return single_threaded_host_call(t, SYS_setns, fd, nstype);
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).

@@ -1,8 +1,8 @@
 // Blocking IPC calls (semop, msgsnd, msgrcv, mq_timedsend, mq_timedreceive) are the host kernel's own calls
 // on host IPC objects, so two a64run processes, or an a64run process and a native one, meet in the same
-// queues. This file owns how such a call waits: as a safe system call (signals/safe_syscall.h), which a
-// guest signal ends at once, or, where safe calls are off (ThreadSanitizer), as non-blocking tries between
-// short parks.
+// queues; so are the waits for file locks (flock, F_SETLKW). This file owns how such a call waits: as a safe
+// system call (signals/safe_syscall.h), which a guest signal ends at once, or, where safe calls are off
+// (ThreadSanitizer), as non-blocking tries between short parks.
 #pragma once
 
 #include <time.h>

@@ -15,8 +15,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "signals/safe_syscall.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/ipc_wait.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -67,8 +70,14 @@ SysResult fcntl_lock(Task& t, int fd, int cmd, uint64_t arg) {
   struct ::flock h = guest::to_host(g);
   int64_t r;
   if (cmd == F_SETLKW || cmd == F_OFD_SETLKW) {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = from_host(::syscall(SYS_fcntl, fd, cmd, &h));
+    // A guest signal ends the wait; Linux restarts it under SA_RESTART (-ERESTARTSYS).
+    IpcWait w;
+    w.blocking = [&]() { return signals::safe_syscall(t, SYS_fcntl, fd, cmd, reinterpret_cast<long>(&h)); };
+    w.nowait = [&]() {
+      return from_host(::syscall(SYS_fcntl, fd, cmd == F_SETLKW ? F_SETLK : F_OFD_SETLK, &h));
+    };
+    r = ipc_wait(t, w);
+    if (r == -EINTR) return signals::kERESTARTSYS;
   } else {
     r = from_host(::syscall(SYS_fcntl, fd, cmd, &h));
   }
@@ -252,8 +261,13 @@ SysResult sys_pipe2(Task& t, GuestPtr<int32_t> fds, int flags) {
 SysResult sys_flock(Task& t, int fd, int op) {
   if (is_reserved_fd(fd)) return -EBADF;
   if (op & LOCK_NB) return from_host(::flock(fd, op));
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(::flock(fd, op));
+  // A guest signal ends the wait; Linux restarts it under SA_RESTART (-ERESTARTSYS).
+  IpcWait w;
+  w.blocking = [&]() { return signals::safe_syscall(t, SYS_flock, fd, op, 0); };
+  w.nowait = [&]() { return from_host(::flock(fd, op | LOCK_NB)); };
+  w.would_block = -EWOULDBLOCK;
+  const int64_t r = ipc_wait(t, w);
+  return r == -EINTR ? signals::kERESTARTSYS : r;
 }
 
 SysResult sys_lseek(Task&, int fd, int64_t offset, int whence) {

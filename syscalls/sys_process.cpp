@@ -257,6 +257,11 @@ SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len) {
   return set_uts_name(t, SYS_setdomainname, name, len);
 }
 
+// vhangup(2): the host's, on the controlling terminal of the host process, which is the guest's.
+SysResult sys_vhangup(Task&) {
+  return guest::from_host(::syscall(SYS_vhangup));
+}
+
 SysResult sys_getpgid(Task&, int pid) {
   return guest::from_host(::getpgid(pid));
 }

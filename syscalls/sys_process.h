@@ -38,6 +38,7 @@ SysResult sys_unshare(Task& t, uint64_t flags);
 SysResult sys_setns(Task& t, int fd, int nstype);
 SysResult sys_sethostname(Task& t, uint64_t name, int64_t len);
 SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len);
+SysResult sys_vhangup(Task& t);
 SysResult sys_getpgid(Task& t, int pid);
 SysResult sys_setpgid(Task& t, int pid, int pgid);
 SysResult sys_getsid(Task& t, int pid);

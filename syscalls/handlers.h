@@ -29,7 +29,7 @@
 #include "syscalls/sys_stat.h"
 #include "syscalls/sys_thread.h"
 #include "syscalls/sys_time.h"
-#include "syscalls/sys_userfaultfd.h"
 #include "syscalls/sys_timer.h"
+#include "syscalls/sys_userfaultfd.h"
 #include "syscalls/sys_wait.h"
 #include "syscalls/sys_xattr.h"

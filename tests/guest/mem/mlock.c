@@ -1,6 +1,6 @@
 // mlock accounting: /proc/self/smaps's Locked: and /proc/self/status's VmLck: count the pages mlock and
-// MAP_LOCKED lock, munlock gives them back (splitting the entry), and a fork child has none. qemu-aarch64 7.2 synthesizes smaps with
-// Locked: 0, so there only status is checked.
+// MAP_LOCKED lock, munlock gives them back (splitting the entry), and a fork child has none. qemu-aarch64 7.2
+// synthesizes smaps with Locked: 0, so there only status is checked.
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -161,6 +161,7 @@ void* vm_helper_main(void* arg) {
   auto* c = static_cast<VmChild*>(arg);
   const int self = static_cast<int>(::gettid());
   syscalls::reserve_tid(self);
+  syscalls::name_emulator_thread("vmhelper");
   // The child's glibc finds its thread id in this thread's descriptor (rwlocks compare it with their
   // writer's). The kernel zeroes it when this thread dies, and the parent's exit_group kills it at any time:
   // the descriptor keeps the id instead. (glibc then never reuses this thread's stack: a leak of one small

@@ -21,6 +21,7 @@
 #include "emu/parallel_atomics.h"
 #include "gdb/hooks.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
@@ -168,11 +169,13 @@ void Process::after_fork_child(Task* self) {
   self->sig().pending = signals::PendingQueue();
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
   signals::reset_timers_after_fork(*this);
+  signals::reset_mq_notify_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
+  as().forget_locks_after_fork();
   std::vector<Vcpu*> vcpus{&self->cpu()};
   for (const auto& v : idle_cpus_) vcpus.push_back(v.get());
   as().gate().reset_after_fork(vcpus);

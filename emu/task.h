@@ -18,6 +18,7 @@
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/park.h"
 #include "signals/signal_state.h"
 #include "signals/signalfd.h"
@@ -127,6 +128,7 @@ class Process {
   signals::HostIntake intake;
   signals::TimerTable timers;
   signals::SignalfdTable signalfds;
+  signals::MqNotifyTable mq_notifications;
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};

@@ -1,6 +1,8 @@
 // This file implements the host signal intake thread and SIGCHLD mirroring.
 #include "signals/host_signals.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -16,6 +18,7 @@
 #include <mutex>
 
 #include "emu/task.h"
+#include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
@@ -29,6 +32,7 @@ namespace {
 // sequence number, forward_to_intake's a slot.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
 constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
+constexpr uint64_t kQuitMagic = uint64_t{0xa64cd1e0} << 32;
 
 // The process start_host_signal_intake started the intake thread of (the first of this a64run); written
 // and read with the __atomic builtins (forward_to_intake).
@@ -90,19 +94,26 @@ constexpr uint64_t kAsyncSet = ~uint64_t{0};
 constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
 constexpr int kGlibcSetxid = 33;
 
-// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it.
-void intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
+// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it. False for
+// stop_host_signal_intake's marker: the thread ends.
+bool intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
   siginfo_t hsi{};
   const timespec zero{};
   // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
   long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, ready ? &zero : nullptr, sizeof set);
-  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return;
+  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return true;
+  if (uint32_t unused; is_marker(sig, hsi, kQuitMagic, &unused)) return false;
   if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
   if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
     timer_expired(proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
-    return;
+    return true;
+  }
+  if (sig == timer_host_signal() && hsi.si_code == SI_MESGQ) {
+    mq_notified(proc, hsi);
+    return true;
   }
   send_to_process(proc, guest::to_guest(hsi));
+  return true;
 }
 
 void* intake_main(void* arg) {
@@ -110,6 +121,7 @@ void* intake_main(void* arg) {
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
+  syscalls::name_emulator_thread("intake");
   const uint64_t set = kAsyncSet;
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
@@ -125,10 +137,41 @@ void* intake_main(void* arg) {
     pollfd p{g_intake_fd, POLLIN, 0};
     if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
     in.busy.store(1, std::memory_order_seq_cst);
-    intake_one(*proc, in, set, g_intake_fd >= 0);
+    const bool go_on = intake_one(*proc, in, set, g_intake_fd >= 0);
     in.busy.store(0, std::memory_order_release);
+    if (!go_on) break;
   }
+  // stop_host_signal_intake: what arrives from now on waits, blocked, for the next intake thread.
+  syscalls::unreserve_tid(static_cast<int>(::gettid()));
+  __atomic_store_n(&in.tid, 0, __ATOMIC_RELEASE);
   return nullptr;
+}
+
+// Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
+// the guest reads from now on leave it out (a few tens of microseconds, once per process).
+void start_intake_thread(emu::Process& proc) {
+  pthread_t th;
+  pthread_create(&th, nullptr, &intake_main, &proc);
+  pthread_detach(th);
+  while (__atomic_load_n(&proc.intake.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
+// The host process's threads (entries of /proc/self/task), 0 when they cannot be read.
+int host_thread_count() {
+  const int fd = ::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[4096];
+  long len;
+  while ((len = ::syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < len;) {
+      const auto* d = reinterpret_cast<const dirent64*>(buf + off);
+      if (d->d_name[0] != '.') ++n;
+      off += d->d_reclen;
+    }
+  }
+  ::close(fd);
+  return n;
 }
 
 // Host 32 and 33 that land on a thread which leaves them unblocked (glibc unblocks 32 in every thread it
@@ -163,9 +206,7 @@ void start_host_signal_intake(emu::Process& proc) {
       static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
   if (fd >= 0) g_intake_fd = syscalls::make_reserved_fd(fd);
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  start_intake_thread(proc);
   after_first_thread();
 }
 
@@ -174,9 +215,7 @@ void restart_host_signal_intake(emu::Process& proc) {
   // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  start_intake_thread(proc);
   after_first_thread();  // a fork child's may be its first again
 }
 
@@ -198,11 +237,16 @@ void mirror_sigchld_action(const guest::sigaction& act) {
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 
-int intake_tid() {
-  const HostIntake& in = emu::Process::current()->intake;
-  int tid;
-  while ((tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE)) == 0) sched_yield();
-  return tid;
+bool stop_host_signal_intake(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
+  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  siginfo_t m = marker(kQuitMagic, 0);
+  if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
+  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds).
+  for (int i = 0; i < 2000 && host_thread_count() > 1; ++i) ::usleep(500);
+  return true;
 }
 
 namespace {

@@ -48,8 +48,14 @@ void restart_host_signal_intake(emu::Process& proc);
 // 32 and 33 in the thread that calls it, and sets its own handler for 33: the intake thread's start blocks
 // them again and puts a64run's handler back.) The wake signal keeps its state.
 void block_after_thread_start();
-// The calling thread's process's intake thread (waits for it to start): host timers signal it.
-int intake_tid();
+// For a host call that needs the process single-threaded (unshare and setns of a user namespace), from the
+// guest's only thread, which must block every host signal first: ends the intake thread and waits until
+// the host process has one thread left. False (the intake thread kept) when that cannot be done; after a
+// true, restart_host_signal_intake makes the next one. Nothing is lost meanwhile: the host sends only
+// process-directed signals (kill, SIGCHLD, the timers', mq_notify's), which wait in the process's queue,
+// and the only signals aimed at the intake thread's tid are a64run's markers, which the calling thread,
+// with everything blocked, cannot send.
+bool stop_host_signal_intake(emu::Process& proc);
 void mirror_sigchld_action(const guest::sigaction& act);
 
 // Returns once the intake thread has taken every host signal pending for the process when called (a

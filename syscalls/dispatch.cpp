@@ -15,7 +15,7 @@
 namespace syscalls {
 namespace {
 
-constexpr int kMaxNr = 452;
+constexpr int kMaxNr = 471;
 
 #define SYSCALL(nr, name, fn, status, note) \
   SyscallInfo{nr, #name, Status::status, note, &invoke<fn>, &format_args<fn>},

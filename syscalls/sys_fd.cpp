@@ -21,6 +21,7 @@
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/ipc_wait.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {

@@ -13,6 +13,7 @@
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
 namespace {
@@ -58,6 +59,9 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (signals::signalfd_active()) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
+  }
+  if (userfaultfd_active()) {
+    if (const int64_t r = userfaultfd_read(t, fd, buf.addr, count); r != kNotUserfaultfd) return r;
   }
   int64_t r = try_nowait(fd, p, count, false);
   if (r == -EAGAIN) r = spin_for_data(t, fd, p, count);

@@ -1,5 +1,5 @@
-# Top-level entry points: build, demo, setup, fuzz, fuzz-syscalls, bench, bench-stall, sigcost. The test and lint lanes live
-# in Makefile.check.
+# Top-level entry points: build, demo, setup, install, deb, fuzz, fuzz-syscalls, bench, bench-stall, sigcost,
+# stress. The test and lint lanes live in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
 BUILD ?= build
@@ -22,6 +22,10 @@ FUZZ_ARGS ?=
 
 QUICK ?=
 
+# make install PREFIX=/usr/local DESTDIR=... (packaging/install.sh has the file list).
+PREFIX ?= /usr/local
+DESTDIR ?=
+
 # $(call configure,<build dir>,<extra cmake args>): configure (or re-configure) a Ninja build tree.
 define configure
 	@test -e $(A64RUN_DEPS)/usr/lib/x86_64-linux-gnu/libunicorn.so.2 || \
@@ -29,7 +33,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup fuzz fuzz-syscalls bench bench-stall sigcost clean
+.PHONY: all configure demo setup install uninstall deb fuzz fuzz-syscalls bench bench-stall sigcost stress clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -43,6 +47,16 @@ demo: all
 
 setup:
 	bash scripts/setup.sh
+
+install: all
+	bash packaging/install.sh $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+uninstall:
+	bash packaging/install.sh --uninstall $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+# The Debian package, built with dpkg-deb alone: $(BUILD)/a64run_VERSION_ARCH.deb.
+deb: all
+	bash packaging/build_deb.sh $(BUILD) $(BUILD)
 
 # libFuzzer needs clang (-fsanitize=fuzzer comes from libclang-rt-14-dev). The corpus directory is used
 # when present; new inputs are written to a scratch corpus inside the build tree, not the source tree.
@@ -90,6 +104,13 @@ sigcost:
 	mkdir -p $(BUILD)/workloads/sigcost
 	aarch64-linux-gnu-gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.arm64 workloads/sigcost/sigcost.c
 	gcc $(SIGCOST_CFLAGS) -o $(BUILD)/workloads/sigcost/sigcost.amd64 workloads/sigcost/sigcost.c
+
+# The kick stress job: RUNS (default 100) runs each of sigcost's cross test and the kick storm, every one of
+# which must end without a lost signal (tests/stress/kicks.sh; KICK_ARGS="ROUNDS SECONDS" for the storm).
+stress: all sigcost
+	RUNS=$(RUNS_STRESS) bash tests/stress/kicks.sh $(BUILD)/a64run $(BUILD)/workloads/sigcost/sigcost.arm64 \
+	  $(BUILD)/tests/guest/signals/kick_storm
+RUNS_STRESS ?= 100
 
 clean:
 	rm -rf $(BUILD) build-asan build-ubsan build-tsan $(FUZZ_BUILD)

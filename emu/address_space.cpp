@@ -28,6 +28,7 @@ constexpr int kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
 constexpr int kGuestProtSem = 0x8;   // PROT_SEM: accepted and ignored, as by every Linux port
 constexpr int kGuestProtBti = 0x10;  // arm64 PROT_BTI: accepted, not enforced
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
+constexpr uintptr_t kWindowAlign = uintptr_t{1} << 30;
 
 int host_prot_for(int prot, uint32_t vflags) {
   // Private and anonymous pages stay host read-write: guest permissions are enforced by the TLB fill hook.
@@ -46,12 +47,20 @@ bool same_kind(const Vma& a, const Vma& b) {
 
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
-  void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  // The base is aligned to 1 GiB, so a guest address aligned for huge pages (2 MiB, 1 GiB) is aligned on the
+  // host too: the slack around the aligned window goes back at once.
+  void* p =
+      ::mmap(nullptr, size + kWindowAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     *error =
         fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
     return nullptr;
   }
+  const auto raw = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t base = (raw + kWindowAlign - 1) & ~(kWindowAlign - 1);
+  if (base > raw) ::munmap(p, base - raw);
+  if (raw + kWindowAlign > base) ::munmap(reinterpret_cast<void*>(base + size), raw + kWindowAlign - base);
+  p = reinterpret_cast<void*>(base);
   auto as = std::unique_ptr<AddressSpace>(new AddressSpace(static_cast<uint8_t*>(p), size));
   as->mmap_top_ = size;
   return as;
@@ -137,15 +146,18 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
-    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) ==
-        MAP_FAILED)
+    // Huge pages are reserved at mmap time (no MAP_NORESERVE), so a later fault never finds none: that
+    // SIGBUS would hit the emulator. The host refuses with ENOMEM first when it has too few.
+    const int kind = src.huge_shift != 0 ? MAP_HUGETLB | (src.huge_shift << MAP_HUGE_SHIFT) : MAP_NORESERVE;
+    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | kind | MAP_FIXED, -1, 0) == MAP_FAILED)
       return -errno;
   } else {
     // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
     // fill hook refuses them), where a host mapping would raise SIGBUS in the emulator itself.
     struct stat st {};
     uint64_t file_len = len;
-    if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // (A hugetlbfs file grows to the mapping's size when mapped: no page of it lies past the end.)
+    if (src.huge_shift == 0 && ::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
       const auto fsize = static_cast<uint64_t>(st.st_size);
       file_len = fsize > src.offset ? std::min(len, page_up(fsize - src.offset)) : 0;
     }
@@ -178,6 +190,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   v.inode = src.inode;
   v.name = src.name;
   v.file_end = past_eof;
+  v.huge_shift = src.huge_shift;
+  if (lock_future_ >= 0) v.flags |= kVmaLocked;
   vmas_.emplace(addr, std::move(v));
   return static_cast<int64_t>(addr);
 }
@@ -189,7 +203,9 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   const int type = flags & MAP_SHARED_VALIDATE;
   if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE) return -EINVAL;
   if (len > size_) return -ENOMEM;
-  len = page_up(len);
+  // Huge pages: the length rounds up to whole huge pages, and the address is one's start.
+  const uint64_t align = src.huge_shift != 0 ? uint64_t{1} << src.huge_shift : kPageSize;
+  len = (len + align - 1) & ~(align - 1);
   uint32_t vflags = 0;
   if (type != MAP_PRIVATE) vflags |= kVmaShared;
   if (src.host_fd < 0) vflags |= kVmaAnon;
@@ -200,20 +216,20 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   std::unique_lock lk(mu_);
   int64_t where;
   if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
-    if (addr & kPageMask) return -EINVAL;
+    if (addr & (align - 1)) return -EINVAL;
     if (!range_ok(addr, len) || addr < kMmapMinAddr) return (flags & MAP_FIXED) ? -ENOMEM : -EPERM;
     if (!(flags & MAP_FIXED) && overlaps_locked(addr, addr + len)) return -EEXIST;
     where = static_cast<int64_t>(addr);
-  } else {
+  } else if (align == kPageSize) {
     where = find_free_locked(len, addr);
     if (where < 0) return where;
+  } else {
+    // A free range with room for the alignment, then its first aligned address.
+    where = find_free_locked(len + align - kPageSize, addr & ~(align - 1));
+    if (where < 0) return where;
+    where = static_cast<int64_t>((static_cast<uint64_t>(where) + align - 1) & ~(align - 1));
   }
   return map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
-}
-
-void AddressSpace::set_lock_future(bool on, int mlock2_flags) {
-  std::unique_lock lk(mu_);
-  lock_future_ = on ? mlock2_flags : -1;
 }
 
 int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
@@ -285,7 +301,12 @@ int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_l
   if ((flags & MREMAP_DONTUNMAP) && old_len != new_len) return -EINVAL;
   CodeGate::Closed closed(gate_);  // the pages move (and MREMAP_FIXED may replace others)
   std::unique_lock lk(mu_);
-  if (vma_at_locked(old_addr) == nullptr) return -EFAULT;
+  const Vma* v = vma_at_locked(old_addr);
+  if (v == nullptr) return -EFAULT;
+  // Huge pages move and change size by whole huge pages only, to a huge page's start (the host's release of
+  // part of one fails).
+  const uint64_t huge_mask = v->huge_shift != 0 ? (uint64_t{1} << v->huge_shift) - 1 : 0;
+  if (((old_addr | old_len | new_len | (to ? new_addr : 0)) & huge_mask) != 0) return -EINVAL;
   const Remap rm{old_addr, old_len, new_len, flags, new_addr};
   return to ? mremap_to_locked(rm) : mremap_at_locked(rm);
 }
@@ -364,6 +385,7 @@ int64_t AddressSpace::grow_in_place_locked(const Remap& rm) {
   src.dev = v.dev;
   src.inode = v.inode;
   src.name = v.name;
+  src.huge_shift = v.huge_shift;
   int fd = -1;
   if (!(v.flags & kVmaAnon)) {
     // A file mapping grows with the next part of the same file, mapped from the file behind the host's
@@ -423,6 +445,7 @@ int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
   src.dev = v.dev;
   src.inode = v.inode;
   src.name = v.name;
+  src.huge_shift = v.huge_shift;
   int ext_fd = -1;  // a file mapping that grows as it moves continues the file
   if (!anon && rm.new_len > old_len) {
     ext_fd = open_mapped_file(host(old_addr));
@@ -705,18 +728,22 @@ std::vector<Vma> AddressSpace::snapshot() const {
   return out;
 }
 
+std::string AddressSpace::render_maps_line(const Vma& v) {
+  const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
+                         (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
+  std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms, v.offset,
+                                 major(v.dev), minor(v.dev), v.inode);
+  if (!v.name.empty()) {
+    line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
+    line += v.name;
+  }
+  return line;
+}
+
 std::string AddressSpace::render_maps() const {
   std::string out;
   for (const Vma& v : snapshot()) {
-    const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
-                           (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
-    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms,
-                                   v.offset, major(v.dev), minor(v.dev), v.inode);
-    if (!v.name.empty()) {
-      line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
-      line += v.name;
-    }
-    out += line;
+    out += render_maps_line(v);
     out += '\n';
   }
   return out;

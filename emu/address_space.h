@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,8 @@ enum VmaFlags : uint32_t {
   kVmaGrowsDown = 1u << 2,  // MAP_GROWSDOWN: extends downwards on a fault just below it
   kVmaStack = 1u << 3,      // the main thread's stack, "[stack]" in /proc/self/maps
   kVmaHeap = 1u << 4,       // the brk area, "[heap]"
+  kVmaSysvShm = 1u << 5,    // a SysV shared memory attach (shmat): inode is the segment's id
+  kVmaLocked = 1u << 6,     // mlocked (VM_LOCKED): the host locks the pages, this says so in /proc
 };
 
 struct Vma {
@@ -61,6 +64,9 @@ struct Vma {
   // made stale. Set by the TLB fill hook under the shared lock (through std::atomic_ref), read and cleared
   // under the exclusive lock. Unmapping or re-protecting executable pages nobody ran costs no code flush.
   bool fetched = false;
+  // Huge pages (MAP_HUGETLB, hugetlbfs): log2 of their size, else 0. The host's own hugetlb rules (aligned
+  // unmap, mprotect and mremap) then apply to the guest's calls as Linux applies them.
+  uint8_t huge_shift = 0;
 };
 
 // Describes the backing of a new mapping.
@@ -70,6 +76,7 @@ struct MapSource {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;
+  uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
 // The guest address space. Guest address g lives at host address base()+g inside one reserved host window,
@@ -98,13 +105,34 @@ class AddressSpace {
   int64_t munmap(uint64_t addr, uint64_t len);
   int64_t mprotect(uint64_t addr, uint64_t len, int prot);
   int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
-  // mlockall(MCL_FUTURE) of the guest: every later guest mapping is locked in the host (mlock2 with
-  // `mlock2_flags`, MLOCK_ONFAULT for MCL_ONFAULT), and a mapping the host cannot lock fails with EAGAIN, as
-  // on Linux. The host's own mlockall(MCL_FUTURE) would lock a64run's allocations too, which then fail at
-  // RLIMIT_MEMLOCK. munlockall ends it.
-  void set_lock_future(bool on, int mlock2_flags);
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
+
+  // SysV shared memory (emu/address_space_shm.cpp). attach_segment places `len` bytes at guest `addr`, or
+  // where top-down placement finds room when addr is 0; `replace` (SHM_REMAP) lets it replace mappings there,
+  // else an overlap is -EINVAL. `attach` makes the host mapping at the host address it is given (over the
+  // reservation, in one host call) and returns 0 or -errno. Returns the guest address or -errno.
+  // The VMA gets `vflags` (kVmaShared always); a64run also moves Linux AIO rings in this way (sys_aio.cpp).
+  int64_t attach_segment(uint64_t addr, uint64_t len, bool replace, int prot, const MapSource& info,
+                         const std::function<int64_t(void*)>& attach, uint32_t vflags = kVmaSysvShm);
+  // Takes [addr, addr + len) out of the VMA list after the host has unmapped it by itself (io_destroy unmaps
+  // its ring), and puts the reservation back at once.
+  void forget_unmapped(uint64_t addr, uint64_t len);
+  // mlock state (emu/address_space_lock.cpp): the host locks the pages (mlock, mlockall, MAP_LOCKED are
+  // the host's calls on them); the VMAs record it as Linux's VM_LOCKED does, split at the range's ends, for
+  // /proc/self/maps and smaps. A fork child has none.
+  // mlockall: MCL_CURRENT marks every VMA; `future_mlock2_flags` (-1 for none, MLOCK_ONFAULT for
+  // MCL_ONFAULT) is the guest's MCL_FUTURE: every later guest mapping is locked in the host with mlock2 and
+  // marked, and a mapping the host cannot lock fails with EAGAIN, as on Linux. The host's own
+  // mlockall(MCL_FUTURE) would lock a64run's allocations too, which then fail at RLIMIT_MEMLOCK.
+  void mark_locked(uint64_t start, uint64_t end, bool locked);
+  void lock_all(bool current, int future_mlock2_flags);
+  void unlock_all();  // munlockall: no VMA is locked and MCL_FUTURE ends
+  void forget_locks_after_fork();
+
+  // shmdt: detaches the attach whose first page is at addr (every piece of it within `segment_size(id)`
+  // bytes of addr), as ipc/shm.c does. Returns 0 or -EINVAL.
+  int64_t detach_segment(uint64_t addr, const std::function<uint64_t(uint64_t id)>& segment_size);
 
   // The program break. set_brk_base is called once by the loader; brk(2) returns the new (or old) break.
   void set_brk_base(uint64_t addr);
@@ -154,8 +182,9 @@ class AddressSpace {
   }
 
   std::vector<Vma> snapshot() const;
-  // Renders /proc/self/maps for the guest.
+  // Renders /proc/self/maps for the guest, one render_maps_line per VMA.
   std::string render_maps() const;
+  static std::string render_maps_line(const Vma& v);
 
  private:
   AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
@@ -191,6 +220,7 @@ class AddressSpace {
   int64_t move_pages_locked(const Remap& rm, uint64_t dest);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
+  void merge_all_locked();
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }
 

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "emu/block_exit.h"
+#include "emu/memory_order.h"
 #include "emu/vcpu.h"
 
 #if A64RUN_WRAP_TRANSLATOR
@@ -55,6 +57,9 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   // tb_gen_code set both copies from the same value just before this call, and curr_cflags() never has
   // CF_PARALLEL: a layout other than the one above fails this.
   const bool layout_ok = ctx_cflags != nullptr && *ctx_cflags == *tb_cflags && !(*tb_cflags & kCfParallel);
+  emu::memory_order_translation_start();
+  // A vCPU stopped by kicks needs the exit_request test at the start of every block (emu/block_exit.cpp).
+  if (emu::Vcpu::running_stops_by_kick(uc) && emu::block_exit_test_available()) emu::arm_block_exit_test();
   int state = emu::g_state.load(std::memory_order_acquire);
   if (state == emu::kUnknown) {
     // A64RUN_SERIAL=1: one vCPU at a time anyway (diagnostics: compare the two modes).
@@ -64,6 +69,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   }
   if (state == emu::kSerial) {
     __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
+    emu::check_block_exit_test_done();
     return;
   }
   if (!layout_ok) {
@@ -75,6 +81,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   *tb_cflags |= kCfParallel;
   *ctx_cflags |= kCfParallel;
   __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
+  emu::check_block_exit_test_done();
   *tb_cflags &= ~kCfParallel;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "emu/cpu_state.h"
+#include "emu/engine_reuse.h"
 #include "emu/guest_mem.h"
 #include "signals/host_signals.h"
 #include "signals/signalfd.h"
@@ -116,10 +117,12 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   }
   const int err = errno;
   Process::set_current(&t.proc());
-  // The child has exec'd or exited: its vCPU goes back to this process's pool. A wake eventfd it made is a
-  // number of its own descriptor table (unless shared).
-  if (!(r.flags & CLONE_FILES)) c.child->disown_wake_fd();
-  t.proc().recycle_vcpu(c.child->release_cpu());
+  // The child has exec'd or exited: its vCPU goes back to this process's pool, reset (emu/engine_reuse.cpp),
+  // if it stopped in the system-call hook; one that died in guest code (a fatal signal) may have been
+  // translating, and is closed.
+  std::unique_ptr<Vcpu> cpu = c.child->release_cpu();
+  if (!cpu->in_code() && reset_abandoned_engine(cpu->uc())) t.proc().recycle_vcpu(std::move(cpu));
+  cpu.reset();
   delete c.child;
   delete proc;
   ::munmap(stack, kVforkStack);
@@ -176,9 +179,11 @@ void wait_until_gone(const VmChild& c, int pid) {
 }
 
 void* vm_helper_main(void* arg) {
+  signals::block_after_thread_start();
   auto* c = static_cast<VmChild*>(arg);
   const int self = static_cast<int>(::gettid());
   syscalls::reserve_tid(self);
+  syscalls::name_emulator_thread("vmhelper");
   // The child's glibc finds its thread id in this thread's descriptor (rwlocks compare it with their
   // writer's). The kernel zeroes it when this thread dies, and the parent's exit_group kills it at any time:
   // the descriptor keeps the id instead. (glibc then never reuses this thread's stack: a leak of one small
@@ -199,11 +204,7 @@ void* vm_helper_main(void* arg) {
   std::vector<Task*> left;
   c->proc->for_each_thread([&](Task& t) { left.push_back(&t); });
   if (pid < 0) left.push_back(c->task);
-  for (Task* t : left) {
-    // A wake eventfd number of the child's own descriptor table means something else in this one.
-    if (!(c->req.flags & CLONE_FILES)) t->disown_wake_fd();
-    delete t;
-  }
+  for (Task* t : left) delete t;
   delete c->proc;
   ::munmap(c->stack, kVmChildStack);
   delete c;

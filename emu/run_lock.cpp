@@ -196,6 +196,8 @@ void RunLock::release(Vcpu* self) {
   errno = saved_errno;
 }
 
+thread_local bool RunLockReleaser::t_host_call_mark = false;
+
 RunLockReleaser::~RunLockReleaser() {
   if (then_ == kLeaveReleased && parallel_guest_code()) return;
   lock_.acquire(self_, true);

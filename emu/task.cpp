@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -20,7 +19,9 @@
 #include "emu/crash_report.h"
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
@@ -44,21 +45,6 @@ Task* Process::find_thread(int tid) {
   std::lock_guard lk(threads_mu_);
   auto it = threads_.find(tid);
   return it == threads_.end() ? nullptr : it->second;
-}
-
-void Process::add_child_waiter(Task* t) {
-  std::lock_guard lk(threads_mu_);
-  child_waiters_.push_back(t);
-}
-
-void Process::remove_child_waiter(Task* t) {
-  std::lock_guard lk(threads_mu_);
-  std::erase(child_waiters_, t);
-}
-
-void Process::wake_child_waiters() {
-  std::lock_guard lk(threads_mu_);
-  for (Task* t : child_waiters_) t->wake();
 }
 
 void Process::add_thread(Task* t) {
@@ -172,24 +158,25 @@ void Process::after_fork_parent() {
 
 void Process::after_fork_child(Task* self) {
   signals::Park::unlock_pool();
+  if (gdb::enabled()) gdb::after_fork_child();  // a forked child runs without the debugger
   set_host_pid(static_cast<int>(::getpid()));
   run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
-  child_waiters_.clear();
   self->set_tid(static_cast<int>(::getpid()));
   main_tid_ = self->tid();
   // fork(2): the child starts with no pending signals; its mask and actions are the parent's.
   signals_.shared = signals::PendingQueue();
   signals_.queued = 0;
   self->sig().pending = signals::PendingQueue();
-  self->forget_wake_fd();  // the eventfd is shared with the parent's thread
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
   signals::reset_timers_after_fork(*this);
+  signals::reset_mq_notify_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
+  as().forget_locks_after_fork();
   std::vector<Vcpu*> vcpus{&self->cpu()};
   for (const auto& v : idle_cpus_) vcpus.push_back(v.get());
   as().gate().reset_after_fork(vcpus);
@@ -201,36 +188,12 @@ void Process::after_fork_child(Task* self) {
 Task::~Task() {
   signals::Park::recycle(park_);
   if (cpu_) proc_.recycle_vcpu(std::move(cpu_));
-  if (wake_fd_ >= 0) ::close(wake_fd_);
 }
 
 void Task::wake() {
   park_.unpark();
-  const int fd = __atomic_load_n(&wake_fd_, __ATOMIC_SEQ_CST);
-  if (fd >= 0) {
-    const uint64_t one = 1;
-    (void)!::write(fd, &one, sizeof one);
-  }
   if (in_safe_syscall_.load(std::memory_order_seq_cst) && interrupted())
     signals::send_wake_signal(proc_.host_pid(), tid_);
-}
-
-int Task::wake_fd() {
-  if (wake_fd_ < 0) {
-    const int fd = syscalls::make_reserved_fd(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
-    __atomic_store_n(&wake_fd_, fd, __ATOMIC_SEQ_CST);
-  }
-  return wake_fd_;
-}
-
-void Task::forget_wake_fd() {
-  if (wake_fd_ >= 0) ::close(wake_fd_);
-  __atomic_store_n(&wake_fd_, -1, __ATOMIC_SEQ_CST);
-}
-
-void Task::drain_wake_fd() {
-  uint64_t v;
-  if (wake_fd_ >= 0) (void)!::read(wake_fd_, &v, sizeof v);
 }
 
 // Guest code runs without the run lock, in parallel with the other threads' (emu/parallel_atomics.cpp,
@@ -241,10 +204,12 @@ void Task::run() {
   RunLock& lock = proc_.run_lock();
   Vcpu* self = cpu_.get();
   while (!exiting_) {
+    if (gdb::enabled()) gdb::checkpoint(*this);
     const bool serial = !parallel_guest_code();
     if (serial && !lock.held_by(self)) lock.acquire(self, false);
     if (!serial && lock.held_by(self)) lock.release(self);
     const StopInfo stop = cpu_->run();
+    if (gdb::enabled() && gdb::on_stop(*this, stop)) continue;
     if (stop.kind == StopKind::kNone || stop.kind == StopKind::kSyscallStop ||
         stop.kind == StopKind::kThreadExit)
       continue;
@@ -341,6 +306,7 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 void Task::exit_group(int status) {
   // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's parent, for one).
   proc_.prepare_death();
+  if (gdb::enabled()) gdb::on_exit(status);
   signals::print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);

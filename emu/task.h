@@ -18,6 +18,7 @@
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/park.h"
 #include "signals/signal_state.h"
 #include "signals/signalfd.h"
@@ -30,7 +31,9 @@ struct Options {
   std::string sysroot;            // -L / A64RUN_LD_PREFIX; empty for none
   bool strace = false;            // --strace
   std::string signal_stats;       // --signal-stats: "-" for stderr, else a JSON file path
+  std::string gdb;                // -g / A64RUN_GDB: where the gdb stub listens; empty for none
   std::string program;            // host path of the guest executable
+  int program_fd = -1;            // the executable's descriptor when the kernel passed one (binfmt_misc O)
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
   // The blocked and ignored signals the program starts with, as execve(2) keeps them: those a64run itself
@@ -68,7 +71,8 @@ class Process {
   Process(Process& parent, bool share_sighand);
   // The process the calling host thread emulates. Per thread, not global: a CLONE_VM child is another
   // host process in the same memory, with a Process of its own. Each emulator thread sets it at its start.
-  static Process* current() { return current_; }
+  // Always inlined: the wake signal's handler (not instrumented by ThreadSanitizer) reads it.
+  [[gnu::always_inline]] static Process* current() { return current_; }
   static void set_current(Process* p) { current_ = p; }
   // At process death (exit_group, a fatal signal): every thread's robust futexes get FUTEX_OWNER_DIED, so
   // another process sharing them sees EOWNERDEAD.
@@ -101,10 +105,6 @@ class Process {
       if (tid != main_tid_) fn(*t);
     }
   }
-  // Threads parked in wait4/waitid until a child event (host SIGCHLD).
-  void add_child_waiter(Task* t);
-  void remove_child_waiter(Task* t);
-  void wake_child_waiters();
   void add_thread(Task* t);
   bool remove_thread_unless_last(Task* t);
   size_t thread_count();
@@ -130,6 +130,7 @@ class Process {
   signals::HostIntake intake;
   signals::TimerTable timers;
   signals::SignalfdTable signalfds;
+  signals::MqNotifyTable mq_notifications;
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};
@@ -145,8 +146,7 @@ class Process {
   std::atomic<int> host_pid_{0};
   int main_tid_ = 0;
   std::mutex threads_mu_;
-  std::vector<Task*> child_waiters_;  // GUARDED_BY(threads_mu_)
-  std::map<int, Task*> threads_;      // GUARDED_BY(threads_mu_)
+  std::map<int, Task*> threads_;  // GUARDED_BY(threads_mu_)
   // Declared last, so destroyed first: the idle vCPUs name this process (Vcpu::proc_) until they are gone.
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
@@ -172,15 +172,15 @@ class Task {
   signals::Park& park() { return park_; }
   // Signal state of this thread, guarded by the process's sig_lock.
   signals::ThreadSignals& sig() { return sig_; }
-  // Wakes this thread from whatever wait it is in (park, fd wait, or a safe system call when interrupted).
+  // Wakes this thread from whatever wait it is in: its park, or a safe system call (every host wait that a
+  // signal ends is one: fd waits, lock waits...) when interrupted. Nothing here depends on a descriptor
+  // table, which threads need not share (CLOSE_RANGE_UNSHARE).
   void wake();
-  // An fd that becomes readable when wake() is called: blocking fd waits poll it beside their own fds.
-  int wake_fd();
-  void drain_wake_fd();
-  void forget_wake_fd();
-  // Forgets the wake fd without closing it: the number belongs to another process's descriptor table.
-  void disown_wake_fd() { wake_fd_ = -1; }
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
+  // Set while the debugger holds this thread stopped (gdb/debugger.h): like a pending signal, it makes the
+  // interrupt flag true (signals::recompute_locked), so a blocking wait ends. Written under sig_lock.
+  bool debug_stop() const { return debug_stop_.load(std::memory_order_seq_cst); }
+  void set_debug_stop(bool v) { debug_stop_.store(v, std::memory_order_seq_cst); }
 
   // How the syscall being handled began and how a signal ended it (the restart rules).
   struct Restart {
@@ -193,8 +193,8 @@ class Task {
 
   // True when a blocking wait must end early (a signal to handle, exit_group, execve). The signals layer
   // sets it and unparks the thread.
-  // Sequentially consistent: a waiter publishes its wake fd, then reads the flag; a sender sets the flag,
-  // then reads the wake fd. One of them always sees the other.
+  // Sequentially consistent: a waiter publishes that it is in a safe system call, then reads the flag; a
+  // sender sets the flag, then reads whether the thread is in one. One of them always sees the other.
   bool interrupted() const { return interrupt_.load(std::memory_order_seq_cst); }
   void set_interrupt(bool v) { interrupt_.store(v, std::memory_order_seq_cst); }
   // A safe system call (signals/safe_syscall.h) reads the flag itself, last thing before it enters the host
@@ -202,6 +202,11 @@ class Task {
   const volatile void* interrupt_flag() const { return &interrupt_; }
   void enter_safe_syscall() { in_safe_syscall_.store(true, std::memory_order_seq_cst); }
   void leave_safe_syscall() { in_safe_syscall_.store(false, std::memory_order_release); }
+  // What the safe system calls of the current guest system call did: entered the host call, or found the
+  // thread interrupted before they entered it (signals/safe_syscall.h). Reset by the dispatcher.
+  void reset_safe_calls() { safe_calls_ = 0; }
+  void note_safe_call(bool entered) { safe_calls_ |= entered ? 1 : 2; }
+  bool safe_calls_never_entered() const { return safe_calls_ == 2; }
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
   uint64_t robust_list_len = 0;
@@ -224,9 +229,10 @@ class Task {
   signals::Park& park_ = signals::Park::make();
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
+  std::atomic<bool> debug_stop_{false};
   std::atomic<bool> in_safe_syscall_{false};
+  uint8_t safe_calls_ = 0;  // bit 0: a safe call entered its host call; bit 1: one did not
   signals::ThreadSignals sig_;
-  int wake_fd_ = -1;
   bool exiting_ = false;
 };
 

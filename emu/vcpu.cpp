@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "emu/block_exit.h"
+#include "emu/code_buffer.h"
 #include "emu/code_gate.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
 #include "syscalls/dispatch.h"
@@ -49,6 +52,9 @@ constexpr size_t kUcInitDone = 0x7db;
 // are clear, and uc_emu_stop on an idle engine sets exactly the byte we take for stop_request.
 bool enable_exact_kicks(uc_engine* uc) {
   if (getenv("A64RUN_BLOCK_HOOK") != nullptr) return false;  // diagnostics: the portable safe point
+  // Without the exit_request test at block starts a kick can be lost (emu/block_exit.cpp); only a build whose
+  // translator was checked gets it. A64RUN_NO_BLOCK_EXIT_TEST=1 keeps kicks without it (to show the race).
+  if (!block_exit_test_available() && getenv("A64RUN_NO_BLOCK_EXIT_TEST") == nullptr) return false;
   auto* bytes = reinterpret_cast<volatile uint8_t*>(uc);
   if (bytes[kUcInitDone] != 1 || bytes[kUcNoExitRequest] != 0 || bytes[kUcStopRequest] != 0) return false;
   uc_emu_stop(uc);
@@ -74,12 +80,15 @@ void Vcpu::check(uc_err err, const char* what) const {
 
 Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   if (task != nullptr) proc_.store(&task->proc(), std::memory_order_release);
+  const uint64_t guarded = code_buffers_guarded_here();
   check(uc_open(UC_ARCH_ARM64, UC_MODE_ARM, &uc_), "uc_open");
   check(uc_ctl_set_tcg_buffer_size(uc_, kCodeCacheBytes), "uc_ctl_set_tcg_buffer_size");
   check(uc_ctl_set_cpu_model(uc_, UC_CPU_ARM64_MAX), "uc_ctl_set_cpu_model");
   check(uc_ctl_tlb_mode(uc_, UC_TLB_VIRTUAL), "uc_ctl_tlb_mode");
   // The whole window is one region: the fill hook decides, page by page, what the guest may touch.
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
+  // The first fill of the code buffer must flush it, not wipe it under chained blocks (emu/code_buffer.cpp).
+  check(guard_code_buffer(uc_, guarded), "guard_code_buffer");
   uc_hook h;
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
   // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
@@ -130,7 +139,13 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
-  const int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  bool watched = false;
+  if (!self->watch_pages_.empty() && prot > 0 && !self->watch_bypass_) {  // the debugger's (vcpu_debug.cpp)
+    const int deny = self->watch_deny(addr);
+    watched = (prot & need & deny) != 0;
+    prot &= ~deny;
+  }
   if (prot < 0 || !(prot & need) || past_eof) {
     // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
     // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.
@@ -139,6 +154,7 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
     self->fault_.access = need;
     self->fault_.mapped = prot >= 0 && !past_eof;
     self->fault_.past_eof = prot >= 0 && (prot & need) && past_eof;
+    self->fault_.watched = watched;
     return false;
   }
   e->paddr = addr;
@@ -187,6 +203,8 @@ void Vcpu::request(uint32_t bits) {
 // is starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
+// Once the engine runs, the stop's exit_request stays set until the vCPU leaves it, and every block start
+// tests it (emu/block_exit.cpp; the invariant and why it holds: docs/memory.md, "Stopping a running vCPU").
 //
 // For a vCPU of another host process (a CLONE_VM relative's: they share the run lock) the repeating ends
 // after kKickPatience: one that neither leaves nor takes the request for that long is not running at all
@@ -250,6 +268,17 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         RunLock& lock = t.proc().run_lock();
         if (!lock.held_by(self)) lock.acquire(self, true);
         syscalls::dispatch(t);
+        // A host signal sent before what the call saw (data another process wrote after its kill) is the
+        // guest's before the call returns (signals/host_signals.h).
+        if (RunLockReleaser::took_host_call() && signals::host_signals_in_flight()) {
+          if (lock.held_by(self)) {
+            RunLockReleaser unlocked(lock, self);
+            signals::sync_host_signals();
+          } else {
+            signals::sync_host_signals();
+          }
+          RunLockReleaser::took_host_call();
+        }
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
         // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
         if (t.interrupted() || t.restart.code != 0) {
@@ -319,6 +348,10 @@ void Vcpu::sync_memory() {
 
 const void* Vcpu::running_engine() {
   return t_running == nullptr ? nullptr : t_running->uc_;
+}
+
+bool Vcpu::running_stops_by_kick(const void* uc) {
+  return t_running != nullptr && t_running->uc_ == uc && t_running->kicks_;
 }
 
 void Vcpu::engine_starting(const void* uc) {

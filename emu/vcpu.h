@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "emu/address_space.h"
 
@@ -33,6 +35,7 @@ struct StopInfo {
   bool mapped = false;      // for kFault: the page exists but lacks the permission (SEGV_ACCERR)
   bool past_eof = false;    // for kFault: a file mapping's page past the end of the file (SIGBUS)
   uint32_t intno = 0;       // for exceptions
+  bool watched = false;     // for kFault: refused because the debugger watches the page (gdb/watch.cpp)
 };
 
 class Vcpu {
@@ -43,6 +46,7 @@ class Vcpu {
     kRequestSignal = 1u << 2,  // a signal may be deliverable
     kRequestFlush = 1u << 3,   // grow the TLB (section 1) or resync mappings
     kRequestSync = 1u << 4,    // the code gate is closing (CodeGate): leave guest code
+    kRequestDebug = 1u << 5,   // the debugger stops every thread (gdb/debugger.h): leave guest code
   };
   static constexpr uint64_t kUntil = 0xfffffffffffffffcull;  // never reached; 0 would hide a jump to NULL
 
@@ -100,6 +104,26 @@ class Vcpu {
   // The engine of the vCPU the calling thread runs (the translator's wrapper checks the engine it is given
   // against it), or nullptr.
   static const void* running_engine();
+  // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
+  static bool running_stops_by_kick(const void* uc);
+
+  // Debugger controls (emu/vcpu_debug.cpp), used by gdb/ from the thread that runs this vCPU, outside
+  // uc_emu_start. Breakpoints are Unicorn exits: the vCPU stops before the instruction at each address.
+  void set_breakpoints(std::vector<uint64_t> addrs);
+  bool has_breakpoints() const { return !breakpoints_.empty(); }
+  bool breakpoint_at(uint64_t addr) const;
+  // The architecture's software step (MDSCR_EL1.SS, PSTATE.SS): run() executes one instruction and then
+  // stops as kUndefined with the PC past it (a system call completes first).
+  void set_single_step(bool on);
+  bool single_stepping() const { return single_step_; }
+  // Watched pages: the TLB fill hook takes `deny` (PROT_READ, PROT_WRITE) away from each, so an access
+  // there stops as a kFault with `watched` set. `bypass` lets every access through (stepping over one
+  // access that misses the watched bytes). Changing either flushes the TLB.
+  void set_watched_pages(std::vector<std::pair<uint64_t, int>> pages);
+  void set_watch_bypass(bool on);
+  bool watch_bypass() const { return watch_bypass_; }
+  // Which debugger state (gdb::Debugger's generation) this vCPU has applied.
+  uint64_t debug_generation = 0;
 
  private:
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
@@ -139,6 +163,13 @@ class Vcpu {
   uint64_t fills_ = 0;              // successful TLB fills since the last flush or rate window start
   uint64_t window_start_ns_ = 0;    // when fills_ started counting
   uint64_t tlb_size_estimate_ = 0;  // what QEMU's dynamic TLB has grown to, as far as we can tell
+  // Debugger state (emu/vcpu_debug.cpp); touched only by the thread that runs this vCPU.
+  std::vector<uint64_t> breakpoints_;                  // sorted
+  std::vector<std::pair<uint64_t, int>> watch_pages_;  // (page, permissions denied)
+  bool watch_bypass_ = false;
+  bool single_step_ = false;
+  uint64_t saved_pstate_ = 0;
+  int watch_deny(uint64_t page) const;
 };
 
 }  // namespace emu

@@ -11,6 +11,7 @@
 
 #include "emu/task.h"
 #include "emu/vdso.h"
+#include "gdb/hooks.h"
 #include "signals/frame_arm64.h"
 #include "signals/host_signals.h"
 #include "signals/signals.h"
@@ -100,19 +101,27 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
   const bool live = q.take(sig, out);
   if (ps.queued) --ps.queued;
   if (!live) return Next::kAgain;  // a stale POSIX timer signal, dropped
-  *act = ps.actions[sig - 1];
+  int delivered = sig;
+  if (gdb::enabled()) {  // a debugger sees the signal first, and may drop or replace it (ptrace's rule)
+    lk.unlock();
+    delivered = gdb::on_signal(t, out->info);
+    if (delivered == 0) return Next::kAgain;
+    out->info.si_signo = delivered;
+    lk.lock();
+  }
+  *act = ps.actions[delivered - 1];
   if (act->handler == guest::kSIG_IGN) return Next::kAgain;
   if (act->handler == guest::kSIG_DFL) {
-    const DefaultAction d = default_action(sig);
+    const DefaultAction d = default_action(delivered);
     if (d == DefaultAction::kIgnore || d == DefaultAction::kContinue) return Next::kAgain;
     lk.unlock();
     if (d == DefaultAction::kStop) {
-      group_stop(sig);
+      group_stop(delivered);
       return Next::kAgain;
     }
-    die_with_signal(sig);
+    die_with_signal(delivered);
   }
-  *old_mask = enter_handler_locked(t, sig, ps.actions[sig - 1]);
+  *old_mask = enter_handler_locked(t, delivered, ps.actions[delivered - 1]);
   return Next::kHandler;
 }
 
@@ -154,7 +163,9 @@ void handle_signals(emu::Task& t, bool syscall_exit) {
 }
 
 void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail) {
-  const int sig = info.si_signo;
+  // A debugger sees the fault first (PC at the faulting instruction). Dropped, the instruction runs again.
+  const int sig = gdb::enabled() ? gdb::on_signal(t, info) : info.si_signo;
+  if (sig == 0) return;
   ProcessSignals& ps = t.proc().signals();
   guest::sigaction act{};
   sigset_t old_mask = 0;
@@ -168,11 +179,13 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
   }
   if (act.handler == guest::kSIG_DFL) die_with_signal(sig);
   PendingSignal p{info, 0};
+  p.info.si_signo = sig;
   if (!run_handler(t, p, act, old_mask, &detail)) die_with_signal(guest::kSIGSEGV);
 }
 
 void die_with_signal(int sig) {
   if (emu::Process* proc = emu::Process::current()) proc->prepare_death();
+  if (gdb::enabled()) gdb::on_killed(sig);
   print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);

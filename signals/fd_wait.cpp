@@ -1,41 +1,31 @@
-// This file implements interruptible fd waits on the thread's wake fd.
+// This file implements interruptible fd waits: host polls and fd calls made as safe system calls.
 #include "signals/fd_wait.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 
 #include <cerrno>
-#include <vector>
 
 #include "emu/task.h"
 #include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
+#include "syscalls/abi/errno.h"
 
 namespace signals {
 
 int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const struct timespec* deadline) {
-  std::vector<struct pollfd> all(fds, fds + n);
-  all.push_back({t.wake_fd(), POLLIN, 0});
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   while (true) {
-    // The wake fd exists before the flag is read: a sender that sets the flag after this sees the fd.
-    if (t.interrupted()) return -EINTR;
-    struct timespec left {};
+    timespec left{};
     if (deadline != nullptr) left = sub_clamped(*deadline, now(CLOCK_MONOTONIC));
-    const int r = ::ppoll(all.data(), all.size(), deadline ? &left : nullptr, nullptr);
-    if (r < 0 && errno != EINTR) return -errno;
-    if (r < 0) continue;
-    const bool woken = all.back().revents != 0;
-    if (woken) t.drain_wake_fd();
-    const int ready = r - (woken ? 1 : 0);
-    if (ready > 0 || (r == 0 && deadline != nullptr)) {
-      for (nfds_t i = 0; i < n; ++i) fds[i].revents = all[i].revents;
-      return ready;
-    }
+    const int64_t r = safe_syscall(t, SYS_ppoll, reinterpret_cast<long>(fds), static_cast<long>(n),
+                                   deadline != nullptr ? reinterpret_cast<long>(&left) : 0);
+    // A host EINTR without a guest signal: a wake signal meant for an earlier call. Poll again.
+    if (r != -EINTR || t.interrupted()) return r;
   }
 }
 
@@ -73,12 +63,17 @@ int64_t look_again(emu::Task& t, const std::function<int64_t()>& look) {
   return -EAGAIN;
 }
 
-int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2, long a3) {
+int64_t safe_fd_call(emu::Task& t, long nr, FdWait w, long a1, long a2, long a3, long a4, long a5) {
   while (true) {
-    const int64_t r = safe_syscall(t, nr, fd, a1, a2, a3);
+    const int64_t r = safe_syscall(t, nr, w.fd, a1, a2, a3, a4, a5);
     if (r != -EINTR) return r;
     // Not interrupted: a wake signal meant for an earlier call of this thread; nothing was transferred.
-    if (t.interrupted()) return interrupted_fd_result(fd, events);
+    if (t.interrupted()) {
+      // A call on a non-blocking fd never waits, so on Linux no signal ends it: made as it is.
+      const int fl = ::fcntl(w.fd, F_GETFL);
+      if (fl >= 0 && (fl & O_NONBLOCK)) return guest::from_host(::syscall(nr, w.fd, a1, a2, a3, a4, a5));
+      return interrupted_fd_result(w.fd, static_cast<short>(w.events));
+    }
   }
 }
 

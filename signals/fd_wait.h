@@ -1,7 +1,6 @@
-// Interruptible fd waits: a blocking host call on a pipe, socket or terminal is preceded by a host poll that
-// also watches the thread's wake fd, so a signal (or exit) ends the wait at once. Regular files and
-// non-blocking descriptors never wait here. (read and write are safe system calls instead where those are
-// on: signals/safe_syscall.h.)
+// Interruptible fd waits: a host poll of pipes, sockets or terminals, or a blocking call on one, made as a
+// safe system call (signals/safe_syscall.h), so that a signal (or exit) ends the wait at once. Regular files
+// and non-blocking descriptors never wait here.
 #pragma once
 
 #include <poll.h>
@@ -35,14 +34,20 @@ int64_t look_again(emu::Task& t, const std::function<int64_t()>& look);
 // socket with a timeout that way, else kERESTARTSYS.
 int64_t interrupted_fd_result(int fd, short events);
 
-// A blocking host call on fd (read, write, readv, writev, vmsplice: `nr` with fd and the rest) as a safe
-// system call (signals/safe_syscall.h): the host kernel's result, or interrupted_fd_result when a signal
-// ended it.
-int64_t safe_fd_call(emu::Task& t, long nr, int fd, short events, long a1, long a2, long a3 = 0);
+// A blocking host call on w.fd (read, write, readv, writev, sendmsg, recvmsg, accept4, connect, splice...:
+// `nr` with the fd and the rest) as a safe system call (signals/safe_syscall.h): the host kernel's result, or
+// interrupted_fd_result when a signal ended it (or came first). The host kernel applies every rule of its
+// own: a non-blocking fd's EAGAIN, a socket's timeout, the partial count of a transfer a signal ended.
+struct FdWait {
+  int fd;
+  int events;  // POLLIN (the call waits for data) or POLLOUT (for room)
+};
+int64_t safe_fd_call(emu::Task& t, long nr, FdWait w, long a1, long a2, long a3 = 0, long a4 = 0,
+                     long a5 = 0);
 
-// poll(2) over the guest's fds plus the wake fd, with the run lock released. `timeout_ms` < 0 waits without
-// a deadline. Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a signal (the
-// caller picks the restart rule).
+// poll(2) over host fds as a safe system call, with the run lock released, until the absolute CLOCK_MONOTONIC
+// `deadline` (nullptr: none). Returns the host poll result (>= 0), -errno, or -EINTR when interrupted by a
+// signal (the caller picks the restart rule).
 int64_t poll_interruptible(emu::Task& t, struct pollfd* fds, nfds_t n, const struct timespec* deadline);
 
 }  // namespace signals

@@ -1,18 +1,25 @@
 // This file implements the host signal intake thread and SIGCHLD mirroring.
 #include "signals/host_signals.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstring>
 #include <mutex>
 
 #include "emu/task.h"
+#include "signals/mq_notify.h"
+#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
 #include "syscalls/fd_util.h"
@@ -25,10 +32,22 @@ namespace {
 // sequence number, forward_to_intake's a slot.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
 constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
+constexpr uint64_t kQuitMagic = uint64_t{0xa64cd1e0} << 32;
 
-siginfo_t marker(uint64_t magic, uint32_t number) {
+// The process start_host_signal_intake started the intake thread of (the first of this a64run); written
+// and read with the __atomic builtins (forward_to_intake).
+emu::Process* g_first_process = nullptr;
+
+// A signalfd for every asynchronous host signal (reserved, close-on-exec), made before the first intake
+// thread: intake threads poll it to learn that a signal is pending without taking it. A signalfd reports the
+// signals of the process that reads or polls it, so fork children and CLONE_VM children (whose tables hold
+// the same number) use it as it is.
+int g_intake_fd = -1;
+
+// (Also built by forward_to_intake, in a signal handler: not instrumented either.)
+__attribute__((no_sanitize("thread"))) siginfo_t marker(uint64_t magic, uint32_t number) {
   siginfo_t si{};
-  si.si_signo = timer_host_signal();
+  si.si_signo = SIGRTMAX;  // timer_host_signal(), not called: no instrumented call from a signal handler
   si.si_code = SI_QUEUE;
   si.si_pid = static_cast<int>(::getpid());
   si.si_uid = ::getuid();
@@ -56,41 +75,44 @@ bool take_sync_marker(HostIntake& in, long sig, const siginfo_t& hsi) {
 bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
   uint32_t slot;
   if (!is_marker(sig, *hsi, kForwardMagic, &slot)) return false;
-  if (slot >= HostIntake::kForwardSlots || in.forward_state[slot].load(std::memory_order_acquire) != 2) {
+  if (slot >= HostIntake::kForwardSlots || __atomic_load_n(&in.forward_state[slot], __ATOMIC_ACQUIRE) != 2) {
     return false;
   }
   *hsi = in.forward_info[slot];
-  in.forward_state[slot].store(0, std::memory_order_release);
+  __atomic_store_n(&in.forward_state[slot], 0, __ATOMIC_RELEASE);
   return true;
 }
 
-// The signals a64run takes asynchronously: all of them. SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGTRAP too:
-// another process may kill() the guest with them, and the guest may ignore or block them. The kernel forces
-// a real fault in the emulator through the block (it unblocks the signal and resets it to SIG_DFL), so a
-// bug in a64run still ends it with that signal.
-::sigset_t async_set() {
-  ::sigset_t s;
-  sigfillset(&s);
-  return s;
-}
+// The signals a64run takes asynchronously: all of them, in the kernel's 64-bit set for the raw calls (glibc's
+// sigfillset leaves out its own 32 and 33, which a guest uses as any RT signal: a host 32 left unblocked
+// would end a64run by its default action, and glibc's handler for 33 would swallow one). SIGSEGV, SIGBUS,
+// SIGILL, SIGFPE and SIGTRAP too: another process may kill() the guest with them, and the guest may ignore
+// or block them. The kernel forces a real fault in the emulator through the block (it unblocks the signal
+// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal.
+constexpr uint64_t kAsyncSet = ~uint64_t{0};
 
-// SA_NOCLDSTOP: no SIGCHLD for a child's stop or continue (do_notify_parent_cldstop). Applied here, not by
-// the host: the host's SIGCHLD also wakes wait4/waitid callers (mirror_sigchld_action). A child's exit may
-// have been merged into a stop's host SIGCHLD still pending (standard signals coalesce), so when a child is
-// waitable as exited, the signal is kept and carries that exit (waitid WNOWAIT leaves the child to the
-// guest).
-bool suppressed_by_nocldstop(emu::Process& proc, siginfo_t* hsi) {
-  if (hsi->si_code != CLD_STOPPED && hsi->si_code != CLD_CONTINUED) return false;
-  {
-    ProcessSignals& ps = proc.signals();
-    std::lock_guard lk(ps.sig_lock);
-    if (!(ps.actions[SIGCHLD - 1].sa_flags & guest::kSA_NOCLDSTOP)) return false;
+constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
+constexpr int kGlibcSetxid = 33;
+
+// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it. False for
+// stop_host_signal_intake's marker: the thread ends.
+bool intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
+  siginfo_t hsi{};
+  const timespec zero{};
+  // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
+  long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, ready ? &zero : nullptr, sizeof set);
+  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return true;
+  if (uint32_t unused; is_marker(sig, hsi, kQuitMagic, &unused)) return false;
+  if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
+  if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
+    timer_expired(proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
+    return true;
   }
-  siginfo_t exited{};
-  if (::waitid(P_ALL, 0, &exited, WEXITED | WNOHANG | WNOWAIT) == 0 && exited.si_pid != 0) {
-    *hsi = exited;
-    return false;
+  if (sig == timer_host_signal() && hsi.si_code == SI_MESGQ) {
+    mq_notified(proc, hsi);
+    return true;
   }
+  send_to_process(proc, guest::to_guest(hsi));
   return true;
 }
 
@@ -99,80 +121,150 @@ void* intake_main(void* arg) {
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
-  ::sigset_t set = async_set();
+  syscalls::name_emulator_thread("intake");
+  const uint64_t set = kAsyncSet;
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
-  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
-  in.pid.store(static_cast<int>(::getpid()), std::memory_order_release);
-  in.tid.store(static_cast<int>(::gettid()), std::memory_order_release);
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
+  __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
-    siginfo_t hsi{};
-    // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, 8);
-    if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
-    if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
-    if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
-      timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
-      continue;
-    }
-    if (sig == SIGCHLD) {
-      // Decided before the waiters wake: a woken waiter could reap the exit that suppressed_by_nocldstop
-      // looks for.
-      const bool suppressed = suppressed_by_nocldstop(*proc, &hsi);
-      in.child_events.fetch_add(1, std::memory_order_acq_rel);
-      proc->wake_child_waiters();
-      if (suppressed) continue;
-    }
-    send_to_process(*proc, guest::to_guest(hsi));
+    // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
+    // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd),
+    // sets busy (a seq_cst store, before the dequeue's own locked instructions), takes one, queues it, and
+    // clears busy. A thread that sees neither the signal pending nor busy set knows the guest signal of any
+    // host signal generated before its look is queued already.
+    pollfd p{g_intake_fd, POLLIN, 0};
+    if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
+    in.busy.store(1, std::memory_order_seq_cst);
+    const bool go_on = intake_one(*proc, in, set, g_intake_fd >= 0);
+    in.busy.store(0, std::memory_order_release);
+    if (!go_on) break;
   }
+  // stop_host_signal_intake: what arrives from now on waits, blocked, for the next intake thread.
+  syscalls::unreserve_tid(static_cast<int>(::gettid()));
+  __atomic_store_n(&in.tid, 0, __ATOMIC_RELEASE);
   return nullptr;
+}
+
+// Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
+// the guest reads from now on leave it out (a few tens of microseconds, once per process).
+void start_intake_thread(emu::Process& proc) {
+  pthread_t th;
+  pthread_create(&th, nullptr, &intake_main, &proc);
+  pthread_detach(th);
+  while (__atomic_load_n(&proc.intake.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
+// The host process's threads (entries of /proc/self/task), 0 when they cannot be read.
+int host_thread_count() {
+  const int fd = ::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[4096];
+  long len;
+  while ((len = ::syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < len;) {
+      const auto* d = reinterpret_cast<const dirent64*>(buf + off);
+      if (d->d_name[0] != '.') ++n;
+      off += d->d_reclen;
+    }
+  }
+  ::close(fd);
+  return n;
+}
+
+// Host 32 and 33 that land on a thread which leaves them unblocked (glibc unblocks 32 in every thread it
+// starts until the thread blocks it again, and in threads a64run does not start: ThreadSanitizer's) go to
+// the intake thread like the wake signal's strays, instead of ending a64run (32's default action) or
+// reaching glibc's handler for 33. A raw handler (safe_syscall.h).
+__attribute__((no_sanitize("thread"))) void on_stray_signal(int /*sig*/, siginfo_t* si, void* /*ctx*/) {
+  const int saved_errno = errno;
+  forward_to_intake(*si);
+  errno = saved_errno;
+}
+
+// glibc's first pthread_create of a process (late_init) installs its handler for 33 and unblocks 32 and 33 in
+// the calling thread: the raw handlers go in, and the signals are blocked again, after it.
+void after_first_thread() {
+  install_raw_handler(kGlibcCancel, &on_stray_signal);
+  install_raw_handler(kGlibcSetxid, &on_stray_signal);
+  block_after_thread_start();
 }
 
 }  // namespace
 
 void start_host_signal_intake(emu::Process& proc) {
-  ::sigset_t set = async_set();
-  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, 8);
+  __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
+  const uint64_t set = kAsyncSet;
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  // The raw call, with every one of the 64 (glibc's sigset leaves out 32 and 33).
+  const auto fd =
+      static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (fd >= 0) g_intake_fd = syscalls::make_reserved_fd(fd);
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  start_intake_thread(proc);
+  after_first_thread();
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
-  proc.intake.tid.store(0, std::memory_order_release);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
+  // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
+  start_intake_thread(proc);
+  after_first_thread();  // a fork child's may be its first again
+}
+
+void block_after_thread_start() {
+  const uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
 }
 
 void mirror_sigchld_action(const guest::sigaction& act) {
-  // The host must send SIGCHLD for every child event: it is what wakes a parked wait4/waitid. So never host
-  // SIG_IGN (no signal at all) or SA_NOCLDSTOP (a waitpid(WUNTRACED) would sleep through the stop). The
-  // guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's SA_NOCLDWAIT, which reaps and still sends
-  // SIGCHLD; SA_NOCLDSTOP is applied by the intake thread. SIGCHLD stays blocked everywhere and is taken by
-  // the intake thread, so the host handler never runs.
+  // The host sends SIGCHLD for the child events the guest's kernel would signal, and the intake thread takes
+  // it for the guest's (SIGCHLD stays blocked everywhere, so the host handler never runs): never host
+  // SIG_IGN, which would send none. The guest's auto-reaping (SIG_IGN or SA_NOCLDWAIT) is the host's
+  // SA_NOCLDWAIT, which reaps and still sends SIGCHLD; SA_NOCLDSTOP is the host's own (a blocking wait4 is
+  // the host's, which the kernel wakes for a stop with or without a signal).
   struct sigaction h {};
   h.sa_handler = SIG_DFL;
-  if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags = SA_NOCLDWAIT;
+  if (act.handler == guest::kSIG_IGN || (act.sa_flags & guest::kSA_NOCLDWAIT)) h.sa_flags |= SA_NOCLDWAIT;
+  if (act.sa_flags & guest::kSA_NOCLDSTOP) h.sa_flags |= SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 
-int intake_tid() {
-  const HostIntake& in = emu::Process::current()->intake;
-  int tid;
-  while ((tid = in.tid.load(std::memory_order_acquire)) == 0) sched_yield();
-  return tid;
+bool stop_host_signal_intake(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
+  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  siginfo_t m = marker(kQuitMagic, 0);
+  if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
+  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds).
+  for (int i = 0; i < 2000 && host_thread_count() > 1; ++i) ::usleep(500);
+  return true;
 }
+
+namespace {
+
+// True when this host process has (or is starting) an intake thread for `in`; waits for it to start. A
+// CLONE_VM|CLONE_VFORK child has none (its Process's pid is never its host pid).
+bool has_intake(const HostIntake& in) {
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  return true;
+}
+
+}  // namespace
 
 void sync_host_signals() {
   HostIntake& in = emu::Process::current()->intake;
   const int pid = static_cast<int>(::getpid());
-  if (in.tid.load(std::memory_order_acquire) == 0 || in.pid.load(std::memory_order_acquire) != pid) {
-    return;  // no intake thread in this host process (a CLONE_VM|CLONE_VFORK child)
-  }
+  if (!has_intake(in)) return;
   uint32_t seq;
   {
     std::lock_guard lk(in.sync_mu);
@@ -185,27 +277,40 @@ void sync_host_signals() {
     in.sync_acked.wait(a);
 }
 
-void forward_to_intake(const siginfo_t& si) {
+bool host_signals_in_flight() {
+  const HostIntake& in = emu::Process::current()->intake;
+  if (!has_intake(in)) return false;
+  uint64_t pending = 0;
+  ::syscall(SYS_rt_sigpending, &pending, sizeof pending);
+  pending &= ~(uint64_t{1} << (wake_signal() - 1));  // this thread's own wake, never the intake thread's
+  return pending != 0 || in.busy.load(std::memory_order_seq_cst) != 0;
+}
+
+// Runs in the wake signal's handler, which ThreadSanitizer does not know of (safe_syscall.cpp): nothing in it
+// is instrumented.
+__attribute__((no_sanitize("thread"))) void forward_to_intake(const siginfo_t& si) {
   emu::Process* proc = emu::Process::current();
+  // A thread that runs no Process (one starting, ThreadSanitizer's own): the first one's, which a fork child
+  // keeps (the same object); a CLONE_VM child's threads all have theirs.
+  if (proc == nullptr) proc = __atomic_load_n(&g_first_process, __ATOMIC_ACQUIRE);
   const int pid = static_cast<int>(::getpid());
   if (proc == nullptr) return;
   HostIntake& in = proc->intake;
-  const int tid = in.tid.load(std::memory_order_acquire);
-  if (tid == 0 || in.pid.load(std::memory_order_acquire) != pid) return;  // no intake thread here
+  const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
+  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) return;  // no intake thread here
   for (int slot = 0; slot < HostIntake::kForwardSlots; ++slot) {
     int expected = 0;
-    if (!in.forward_state[slot].compare_exchange_strong(expected, 1, std::memory_order_acquire)) continue;
+    if (!__atomic_compare_exchange_n(&in.forward_state[slot], &expected, 1, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED)) {
+      continue;
+    }
     in.forward_info[slot] = si;
-    in.forward_state[slot].store(2, std::memory_order_release);
+    __atomic_store_n(&in.forward_state[slot], 2, __ATOMIC_RELEASE);
     siginfo_t m = marker(kForwardMagic, static_cast<uint32_t>(slot));
     if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, m.si_signo, &m) != 0)
-      in.forward_state[slot].store(0, std::memory_order_release);
+      __atomic_store_n(&in.forward_state[slot], 0, __ATOMIC_RELEASE);
     return;
   }
-}
-
-uint64_t child_event_count() {
-  return emu::Process::current()->intake.child_events.load(std::memory_order_acquire);
 }
 
 }  // namespace signals

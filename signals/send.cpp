@@ -1,5 +1,5 @@
 // This file implements sending: queueing under sig_lock, picking exactly one thread for a process-directed
-// signal, and waking that thread (interrupt flag, vCPU stop request, park, fd-wait wake).
+// signal, and waking that thread (interrupt flag, vCPU stop request, park, safe-call wake signal).
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,7 +78,7 @@ guest::siginfo user_siginfo(int sig, int code) {
 void recompute_locked(emu::Task& t) {
   ProcessSignals& ps = t.proc().signals();
   const sigset_t deliverable = (t.sig().pending.set() | ps.shared.set()) & ~t.sig().blocked;
-  t.set_interrupt(deliverable != 0 || t.exit_requested());
+  t.set_interrupt(deliverable != 0 || t.exit_requested() || t.debug_stop());
 }
 
 void set_blocked_locked(emu::Task& t, sigset_t mask) {

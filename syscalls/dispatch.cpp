@@ -18,7 +18,7 @@
 namespace syscalls {
 namespace {
 
-constexpr int kMaxNr = 452;
+constexpr int kMaxNr = 471;
 
 #define SYSCALL(nr, name, fn, status, note) \
   SyscallInfo{nr, #name, Status::status, note, &invoke<fn>, &format_args<fn>},
@@ -148,6 +148,43 @@ void format_cstr(std::string& out, Task& t, uint64_t v) {
 
 }  // namespace detail
 
+namespace {
+
+// The calls that return what another process may have made after it sent a signal without releasing the run
+// lock (a read that finds data at once, a stat of a file): the way back to guest code settles host signals
+// after them (signals/host_signals.h, host_signals_in_flight), as after every call that waited.
+bool reads_others_work(int nr) {
+  switch (nr) {
+    case 17:   // getcwd
+    case 22:   // epoll_pwait
+    case 48:   // faccessat
+    case 56:   // openat
+    case 61:   // getdents64
+    case 63:   // read
+    case 65:   // readv
+    case 67:   // pread64
+    case 69:   // preadv
+    case 72:   // pselect6
+    case 73:   // ppoll
+    case 78:   // readlinkat
+    case 79:   // newfstatat
+    case 80:   // fstat
+    case 207:  // recvfrom
+    case 212:  // recvmsg
+    case 243:  // recvmmsg
+    case 286:  // preadv2
+    case 291:  // statx
+    case 437:  // openat2
+    case 439:  // faccessat2
+    case 441:  // epoll_pwait2
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 void dispatch(Task& t) {
   emu::Vcpu& cpu = t.cpu();
   uint64_t regs[7];
@@ -183,7 +220,18 @@ void dispatch(Task& t) {
       log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
   } else {
+    t.reset_safe_calls();
+    const bool signal_first = t.interrupted();
     r = info->invoke(t, regs);
+    if (reads_others_work(nr)) emu::RunLockReleaser::mark_host_call();
+    // A signal that came before the call (the thread was interrupted on its way in, in guest code) and
+    // stopped it before any of its host calls began: the handler runs and the call is made afresh, whatever
+    // SA_RESTART says (QEMU's QEMU_ERESTARTSYS), as if the signal had been taken before the svc. Not for a
+    // call whose temporary mask (ppoll, pselect6, epoll_pwait) let the signal in: that signal ends it.
+    if (signal_first && t.safe_calls_never_entered() && (r == -EINTR || signals::is_restart_code(r)) &&
+        !t.sig().has_saved_mask) {
+      r = signals::kERESTARTNOINTR;
+    }
   }
   if (signals::is_restart_code(r)) {
     t.restart.code = r;  // the signal layer decides at syscall exit: restart or -EINTR

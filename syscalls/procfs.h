@@ -33,11 +33,15 @@ struct ProcPath {
   ProcNode node = ProcNode::kNone;
   std::string host_dir;  // the host's directory for the same process or thread ("/proc/self", ...)
   int fd = -1;           // for kFdInfo and kHiddenFd
+  // For kStat and kStatus of another process (/proc/<peer>/stat, status): its pid. Only its thread count
+  // is fixed, and only when it is another a64run (read_guest_path checks; the node is kNone otherwise).
+  int peer = 0;
 };
 
 // Classifies a guest path (pure). /proc/self, /proc/thread-self, /proc/<pid> and /proc/<pid>/task/<tid> name
 // the guest when <pid> is `pid` or `tid`; repeated slashes and "." components are ignored. `reserved`
-// says whether an fd number belongs to the emulator.
+// says whether an fd number belongs to the emulator. /proc/<other pid>/stat and status are kStat and
+// kStatus with `peer` set.
 ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*reserved)(int));
 
 // A path argument read from the guest and resolved for the host.
@@ -69,13 +73,16 @@ int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags);
 // (both at most 15 bytes, as the kernel's TASK_COMM_LEN).
 std::string guest_comm(std::string_view host_comm, std::string_view emulator_comm, std::string_view program);
 
-// /proc/<pid>/stat of the host with field 2 (comm), 23 (vsize) and, unless 0, 28 (startstack) replaced
-// (pure). Returns the input unchanged when it does not parse.
+// /proc/<pid>/stat of the host with field 2 (comm), 20 (num_threads, less the emulator's `hidden_threads`),
+// 23 (vsize) and, unless 0, 28 (startstack) replaced (pure); an empty comm or a zero vsize keeps the host's.
+// Returns the input unchanged when it does not parse.
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack);
+                          uint64_t start_stack, int hidden_threads);
 
-// /proc/<pid>/status of the host with the Name: and VmSize: lines replaced (pure).
-std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize);
+// /proc/<pid>/status of the host with the Name:, VmSize: and Threads: lines replaced as fix_proc_stat does
+// (pure).
+std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
+                            int hidden_threads);
 
 // /proc/<pid>/fdinfo/<n> of the host with its "flags:" line in guest open flags (pure).
 std::string fix_proc_fdinfo(std::string_view host_fdinfo);

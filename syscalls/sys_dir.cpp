@@ -59,6 +59,25 @@ int64_t read_two_paths(Task& t, int olddirfd, GuestCStr oldpath, int newdirfd, G
   return read_guest_path(t, newdirfd, newpath, n);
 }
 
+// The other a64run process whose task directory a getdents call is listing (set around the filter).
+thread_local int g_peer_pid = 0;
+bool hide_peer_emulator_tid(int tid) {
+  return is_emulator_thread(g_peer_pid, tid);
+}
+bool any_number(int) {
+  return true;
+}
+
+// /proc/<pid>/task of another a64run process: its pid, else 0 (pure but for the final check).
+int peer_task_dir(std::string_view path) {
+  if (!path.starts_with("/proc/") || !path.ends_with("/task")) return 0;
+  const std::string_view num = path.substr(6, path.size() - 6 - 5);
+  int pid = 0;
+  auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), pid);
+  if (ec != std::errc() || end != num.data() + num.size() || pid == ::getpid()) return 0;
+  return is_a64run_process(pid) ? pid : 0;
+}
+
 }  // namespace
 
 size_t filter_dirents(std::span<uint8_t> buf, bool (*hide)(int)) {
@@ -125,6 +144,12 @@ SysResult sys_getdents64(Task& t, int fd, GuestPtr<uint8_t> dirp, uint64_t count
     if (has_hidden_name(buf.data(), len, &hide_reserved_tid) && is_proc_task_dir(fd_path(fd), ::getpid())) {
       len = filter_dirents(std::span(buf.data(), len), &hide_reserved_tid);
       if (len == 0) continue;
+    } else if (has_hidden_name(buf.data(), len, &any_number)) {
+      // Another a64run process's threads: its emulator threads are known by their names.
+      if ((g_peer_pid = peer_task_dir(fd_path(fd))) != 0) {
+        len = filter_dirents(std::span(buf.data(), len), &hide_peer_emulator_tid);
+        if (len == 0) continue;
+      }
     }
     if (const int64_t r = emu::copy_out(t.as(), dirp.addr, buf.data(), len); r < 0) return r;
     return static_cast<int64_t>(len);

@@ -1,6 +1,6 @@
 // This file implements epoll on host epoll instances (events converted between the guest's 16-byte
-// epoll_event and the host's packed 12-byte one; waits on the epoll fd's readiness through the thread's
-// interruptible poll), eventfd2, and timerfds passed to the host (their reads go through sys_read's fd wait).
+// epoll_event and the host's packed 12-byte one; a wait is the host's epoll_wait as a safe system call),
+// eventfd2, and timerfds passed to the host (their reads are sys_read's).
 #include "syscalls/sys_event.h"
 
 #include <fcntl.h>
@@ -16,7 +16,6 @@
 #include <climits>
 
 #include "emu/task.h"
-#include "signals/fd_wait.h"
 #include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "syscalls/abi/errno.h"
@@ -45,9 +44,9 @@ int64_t copy_events_out(Task& t, uint64_t events, const ::epoll_event* h, int n)
   return n;
 }
 
-// do_epoll_wait/ep_poll: ready events are taken without waiting; otherwise the thread waits for the epoll fd
-// to become readable (it is, exactly when events are available) or for a signal, which ends the wait with
-// -EINTR: epoll_wait is never restarted. A zero timeout never reports a signal.
+// do_epoll_wait/ep_poll: ready events are taken without waiting; otherwise the thread waits for events or
+// for a signal, which ends the wait with -EINTR: epoll_wait is never restarted. A zero timeout never reports
+// a signal.
 SysResult epoll_wait_common(Task& t, int epfd, uint64_t events, int maxevents, const Timeout& to) {
   if (maxevents <= 0 || maxevents > kEpMaxEvents) return -EINVAL;
   if (is_reserved_fd(epfd)) return -EBADF;
@@ -58,28 +57,21 @@ SysResult epoll_wait_common(Task& t, int epfd, uint64_t events, int maxevents, c
     if (n < 0) return -errno;
     if (n > 0) return copy_events_out(t, events, buf.data(), n);
     if (to.zero) return 0;
-    if (signals::safe_syscalls_enabled()) {
-      // The host's own wait, as a safe system call: EPOLLEXCLUSIVE wakes one waiter only among threads that
-      // wait in epoll_wait itself (a poll on the epoll fd woke them all). Its timeout is in milliseconds,
-      // rounded up; a wake that finds no event, or returns early, goes round again.
-      long ms = -1;
-      if (!to.infinite) {
-        const timespec left = signals::sub_clamped(to.deadline, signals::now(CLOCK_MONOTONIC));
-        if (left.tv_sec == 0 && left.tv_nsec == 0) return 0;
-        ms = static_cast<long>(
-            std::min<int64_t>(left.tv_sec * 1000 + (left.tv_nsec + 999'999) / 1'000'000, INT_MAX));
-      }
-      const int64_t r =
-          signals::safe_syscall(t, SYS_epoll_wait, epfd, reinterpret_cast<long>(buf.data()), want, ms);
-      if (r > 0) return copy_events_out(t, events, buf.data(), static_cast<int>(r));
-      if (r == -EINTR && t.interrupted()) return -EINTR;
-      if (r < 0 && r != -EINTR) return r;
-      continue;
+    // The host's own wait, as a safe system call: EPOLLEXCLUSIVE wakes one waiter only among threads that
+    // wait in epoll_wait itself (a poll on the epoll fd woke them all). Its timeout is in milliseconds,
+    // rounded up; a wake that finds no event, or returns early, goes round again.
+    long ms = -1;
+    if (!to.infinite) {
+      const timespec left = signals::sub_clamped(to.deadline, signals::now(CLOCK_MONOTONIC));
+      if (left.tv_sec == 0 && left.tv_nsec == 0) return 0;
+      ms = static_cast<long>(
+          std::min<int64_t>(left.tv_sec * 1000 + (left.tv_nsec + 999'999) / 1'000'000, INT_MAX));
     }
-    ::pollfd p{epfd, POLLIN, 0};
-    const int64_t r = signals::poll_interruptible(t, &p, 1, to.deadline_ptr());
-    if (r <= 0) return r;  // 0: timed out; -EINTR: a signal
-    // Readable but empty: another waiter took the events first. Look again.
+    const int64_t r =
+        signals::safe_syscall(t, SYS_epoll_wait, epfd, reinterpret_cast<long>(buf.data()), want, ms);
+    if (r > 0) return copy_events_out(t, events, buf.data(), static_cast<int>(r));
+    if (r == -EINTR && t.interrupted()) return -EINTR;
+    if (r < 0 && r != -EINTR) return r;
   }
 }
 

@@ -76,6 +76,18 @@ constexpr uint16_t kHostMachine = EM_AARCH64;
 #error "a64run: name this host's ELF machine"
 #endif
 
+// deny_write_access: Linux will not execute a file that something has open for writing (ETXTBSY). The
+// host's kernel answers the same question when asked for a read lease, which it grants only on a file
+// nobody has open for writing; the lease is dropped at once. Where leases are not a64run's to take (not the
+// file's owner, no CAP_LEASE) there is no answer, and the exec goes on.
+bool open_for_writing(int fd) {
+  if (::fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+    ::fcntl(fd, F_SETLEASE, F_UNLCK);
+    return false;
+  }
+  return errno == EAGAIN;
+}
+
 // Returns 0 for an arm64 program, kHostProgram for one of the host's architecture, or -errno.
 int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
   const std::string host = exec_host_path(t, *program);
@@ -85,9 +97,11 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   char head[256] = {};
   const bool ok = ::fstat(fd, &st) == 0;
   const ssize_t n = ok ? ::pread(fd, head, sizeof head - 1, 0) : -1;
+  const bool busy = ok && S_ISREG(st.st_mode) && open_for_writing(fd);
   ::close(fd);
   if (!ok || S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) return -EACCES;
   if (::access(host.c_str(), X_OK) != 0) return -EACCES;
+  if (busy) return -ETXTBSY;
   if (n >= 20 && memcmp(head, ELFMAG, SELFMAG) == 0) {
     uint16_t machine;
     memcpy(&machine, head + 18, 2);

@@ -1,12 +1,14 @@
 // This file implements the descriptor syscalls: openat/openat2 (guest open flags translated, /proc files
 // served by procfs), close and close_range (around the emulator's reserved fds), dup/dup3, fcntl (every
 // command, with guest flag values and struct flock), pipe2, flock, lseek and memfd_create. Calls that can
-// block (opening a FIFO, waiting for a lock, a close that flushes) run without the run lock.
+// wait (opening a FIFO, waiting for a lock) are safe system calls that a signal ends; a close that flushes
+// runs without the run lock.
 #include "syscalls/sys_fd.h"
 
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -15,8 +17,11 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "signals/safe_syscall.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/ipc_wait.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -32,9 +37,13 @@ SysResult open_resolved(Task& t, int dirfd, const GuestPath& p, int hflags, uint
   if (p.synthesized() && !(hflags & O_PATH) && !writes_comm) return open_proc_file(t, p.proc, hflags);
   // O_NOFOLLOW on /proc/self/exe meets the link itself (ELOOP, or an O_PATH descriptor), as on Linux.
   const std::string& path = (hflags & O_NOFOLLOW) ? p.nofollow() : p.host;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  if (how == nullptr) return from_host(::syscall(SYS_openat, dirfd, path.c_str(), hflags, mode));
-  return from_host(::syscall(SYS_openat2, dirfd, path.c_str(), how, sizeof *how));
+  // The open of a FIFO waits for the other side, a device's open may wait, and so may one that breaks a
+  // lease: a signal ends each wait, and the open restarts under SA_RESTART.
+  const auto name = reinterpret_cast<long>(path.c_str());
+  if (how == nullptr)
+    return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat, dirfd, name, hflags, mode);
+  return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat2, dirfd, name,
+                                   reinterpret_cast<long>(how), sizeof *how);
 }
 
 // The emulator's descriptors that are open now, sorted (listed from /proc/self/fd).
@@ -65,13 +74,11 @@ SysResult fcntl_lock(Task& t, int fd, int cmd, uint64_t arg) {
   guest::flock g{};
   if (const int64_t r = emu::copy_in(t.as(), &g, arg, sizeof g); r < 0) return r;
   struct ::flock h = guest::to_host(g);
-  int64_t r;
-  if (cmd == F_SETLKW || cmd == F_OFD_SETLKW) {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = from_host(::syscall(SYS_fcntl, fd, cmd, &h));
-  } else {
-    r = from_host(::syscall(SYS_fcntl, fd, cmd, &h));
-  }
+  // A lock wait ends on a signal and restarts under SA_RESTART (fcntl_setlk's -ERESTARTSYS).
+  const int64_t r = cmd == F_SETLKW || cmd == F_OFD_SETLKW
+                        ? signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_fcntl, fd, cmd,
+                                                    reinterpret_cast<long>(&h))
+                        : from_host(::syscall(SYS_fcntl, fd, cmd, &h));
   if (r < 0 || (cmd != F_GETLK && cmd != F_OFD_GETLK)) return r;
   const guest::flock out = guest::to_guest(h);
   if (const int64_t w = emu::copy_out(t.as(), arg, &out, sizeof out); w < 0) return w;
@@ -169,12 +176,20 @@ SysResult sys_close(Task& t, int fd) {
   return from_host(::close(fd));
 }
 
-// close_range(2): the host call per sub-range that holds no reserved descriptor.
-SysResult sys_close_range(Task&, uint32_t first, uint32_t last, uint32_t flags) {
+// close_range(2): the host call per sub-range that holds no reserved descriptor. CLOSE_RANGE_UNSHARE first
+// gives the calling thread a descriptor table of its own when its table is shared, which for a64run means
+// shared with other guest threads: then the host's unshare(CLONE_FILES) of this host thread copies the whole
+// table (the host's close_range would copy none of the range, reserved descriptors included). A lone guest
+// thread shares its host table only with a64run's own threads (the intake thread, which writes signalfds'
+// pipes by number), so as on Linux, where nothing else shares it, its table stays.
+SysResult sys_close_range(Task& t, uint32_t first, uint32_t last, uint32_t flags) {
   if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) return -EINVAL;
   if (first > last) return -EINVAL;
+  if ((flags & CLOSE_RANGE_UNSHARE) && t.proc().thread_count() > 1 && ::unshare(CLONE_FILES) != 0)
+    return guest::neg_errno();
   for (const auto& [from, to] : split_fd_range(first, last, reserved_open_fds())) {
-    if (const int64_t r = from_host(::syscall(SYS_close_range, from, to, flags)); r < 0) return r;
+    const uint32_t host_flags = flags & ~CLOSE_RANGE_UNSHARE;
+    if (const int64_t r = from_host(::syscall(SYS_close_range, from, to, host_flags)); r < 0) return r;
   }
   return 0;
 }
@@ -249,11 +264,11 @@ SysResult sys_pipe2(Task& t, GuestPtr<int32_t> fds, int flags) {
   return 0;
 }
 
+// flock(2): a wait for the lock ends on a signal and restarts under SA_RESTART (-ERESTARTSYS).
 SysResult sys_flock(Task& t, int fd, int op) {
   if (is_reserved_fd(fd)) return -EBADF;
   if (op & LOCK_NB) return from_host(::flock(fd, op));
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(::flock(fd, op));
+  return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_flock, fd, op);
 }
 
 SysResult sys_lseek(Task&, int fd, int64_t offset, int whence) {

@@ -9,8 +9,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
+
 #include "signals/fd_wait.h"
 #include "signals/safe_syscall.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
@@ -32,35 +35,20 @@ int64_t fd_error_first(int fd, bool writing, int64_t err, bool positional) {
   return err;
 }
 
-// A vector call that may block on a pipe, socket or terminal: its host number and the argument after the
-// iovecs (vmsplice's flags). A zero `nr` never waits.
-struct WaitingCall {
-  long nr = 0;
-  long a3 = 0;
-  bool positional = false;  // preadv/pwritev at an offset: ESPIPE on a pipe or socket comes before EFAULT
-};
-
-// readv and friends: import the guest iovecs for the direction, then the host call without the run lock.
-template <typename Call>
-SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, Call call,
-                    WaitingCall waiting = {}) {
+// readv and friends: import the guest iovecs for the direction, then the host call `nr` (fd, the iovecs, then
+// `more`) as a safe system call: on a pipe, socket or terminal it may wait, which a signal ends (regular
+// files never wait there; the positional forms fail on pipes at once, and there ESPIPE comes before EFAULT).
+SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, long nr,
+                    std::array<long, 3> more = {}) {
+  const bool positional =
+      nr == SYS_preadv || nr == SYS_pwritev || ((nr == SYS_preadv2 || nr == SYS_pwritev2) && more[0] != -1);
   if (is_reserved_fd(fd)) return -EBADF;
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
-    return fd_error_first(fd, writing, r, waiting.positional);
+    return fd_error_first(fd, writing, r, positional);
   }
-  // readv/writev/vmsplice on a pipe, socket or terminal: a safe system call, or an interruptible wait first
-  // (regular files never wait there; the positional forms fail on pipes at once, so they never wait).
-  const bool wait = waiting.nr != 0;
-  if (wait && signals::safe_syscalls_enabled()) {
-    return signals::safe_fd_call(t, waiting.nr, fd, writing ? POLLOUT : POLLIN,
-                                 reinterpret_cast<long>(v.data()), static_cast<long>(v.count()), waiting.a3);
-  }
-  if (wait) {
-    if (const int64_t r = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN); r != 0) return r;
-  }
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(call(v.data(), v.count()));
+  return signals::safe_fd_call(t, nr, {fd, writing ? POLLOUT : POLLIN}, reinterpret_cast<long>(v.data()),
+                               static_cast<long>(v.count()), more[0], more[1], more[2]);
 }
 
 // pread64/pwrite64: one guest buffer at an explicit position.
@@ -149,13 +137,11 @@ int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count,
 }
 
 SysResult sys_readv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(t, fd, iov.addr, count, false, [fd](const ::iovec* v, int n) { return ::readv(fd, v, n); },
-                   {SYS_readv});
+  return vector_io(t, fd, iov.addr, count, false, SYS_readv);
 }
 
 SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count) {
-  return vector_io(t, fd, iov.addr, count, true, [fd](const ::iovec* v, int n) { return ::writev(fd, v, n); },
-                   {SYS_writev});
+  return vector_io(t, fd, iov.addr, count, true, SYS_writev);
 }
 
 SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {
@@ -172,85 +158,73 @@ SysResult sys_pwrite64(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t co
 SysResult sys_preadv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                      uint64_t) {
   if (pos_l < 0) return -EINVAL;
-  return vector_io(t, fd, iov.addr, count, false,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv, fd, v, n, pos_l, 0); },
-                   {.positional = true});
+  return vector_io(t, fd, iov.addr, count, false, SYS_preadv, {pos_l});
 }
 
 SysResult sys_pwritev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                       uint64_t) {
   if (pos_l < 0) return -EINVAL;
-  return vector_io(t, fd, iov.addr, count, true,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev, fd, v, n, pos_l, 0); },
-                   {.positional = true});
+  return vector_io(t, fd, iov.addr, count, true, SYS_pwritev, {pos_l});
 }
 
-// preadv2/pwritev2: position -1 means the file offset; RWF_* flags are arch-independent.
+// preadv2/pwritev2: position -1 means the file offset (on a pipe they wait as readv and writev do); RWF_*
+// flags are arch-independent.
 SysResult sys_preadv2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                       uint64_t, int flags) {
-  return vector_io(t, fd, iov.addr, count, false,
-                   [&](const ::iovec* v, int n) { return ::syscall(SYS_preadv2, fd, v, n, pos_l, 0, flags); },
-                   {.positional = pos_l != -1});
+  return vector_io(t, fd, iov.addr, count, false, SYS_preadv2, {pos_l, 0, flags});
 }
 
 SysResult sys_pwritev2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, int64_t pos_l,
                        uint64_t, int flags) {
-  return vector_io(
-      t, fd, iov.addr, count, true,
-      [&](const ::iovec* v, int n) { return ::syscall(SYS_pwritev2, fd, v, n, pos_l, 0, flags); },
-      {.positional = pos_l != -1});
+  return vector_io(t, fd, iov.addr, count, true, SYS_pwritev2, {pos_l, 0, flags});
 }
 
 // sendfile(2): the offset, when given, is read first (EFAULT before any check of the descriptors) and written
-// back even after an error, as the kernel does.
+// back even after an error, as the kernel does. Into a pipe or socket it may wait, which a signal ends
+// (restarted under SA_RESTART, as the pipe's and socket's waits are).
 SysResult sys_sendfile(Task& t, int out_fd, int in_fd, GuestPtr<int64_t> offset, uint64_t count) {
   if (is_reserved_fd(out_fd) || is_reserved_fd(in_fd)) return -EBADF;
   OptionalOffset off{offset.addr};
   off.load(t.as());
   if (!off.readable) return -EFAULT;
-  int64_t r;
-  {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = from_host(::syscall(SYS_sendfile, out_fd, in_fd, off.ptr(), count));
-  }
+  const int64_t r = signals::safe_fd_call(t, SYS_sendfile, {out_fd, POLLOUT}, in_fd,
+                                          reinterpret_cast<long>(off.ptr()), static_cast<long>(count));
   if (off.store(t.as()) < 0) return -EFAULT;
   return r;
 }
 
-// Shared by copy_file_range and splice: two optional offsets around one host call.
-template <typename Call>
-SysResult two_offset_call(Task& t, int fd_in, uint64_t in_addr, int fd_out, uint64_t out_addr, Call call) {
+namespace {
+
+// Shared by copy_file_range and splice: two optional offsets around one host call, `nr` (fd_in, off_in,
+// fd_out, off_out, len, flags), made as a safe system call (splice waits on pipes and sockets).
+SysResult two_offset_call(Task& t, long nr, int fd_in, uint64_t in_addr, int fd_out, uint64_t out_addr,
+                          uint64_t len, uint32_t flags) {
   if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
   OptionalOffset in{in_addr}, out{out_addr};
   in.load(t.as());
   out.load(t.as());
-  int64_t r;
-  {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    r = from_host(call(in.ptr(), out.ptr()));
-  }
+  const int64_t r = signals::safe_fd_call(t, nr, {fd_in, POLLIN}, reinterpret_cast<long>(in.ptr()), fd_out,
+                                          reinterpret_cast<long>(out.ptr()), static_cast<long>(len), flags);
   if (r > 0 && (in.store(t.as()) < 0 || out.store(t.as()) < 0)) return -EFAULT;
   return r;
 }
 
+}  // namespace
+
 SysResult sys_copy_file_range(Task& t, int fd_in, GuestPtr<int64_t> off_in, int fd_out,
                               GuestPtr<int64_t> off_out, uint64_t len, uint32_t flags) {
-  return two_offset_call(t, fd_in, off_in.addr, fd_out, off_out.addr, [&](int64_t* in, int64_t* out) {
-    return ::syscall(SYS_copy_file_range, fd_in, in, fd_out, out, len, flags);
-  });
+  return two_offset_call(t, SYS_copy_file_range, fd_in, off_in.addr, fd_out, off_out.addr, len, flags);
 }
 
 SysResult sys_splice(Task& t, int fd_in, GuestPtr<int64_t> off_in, int fd_out, GuestPtr<int64_t> off_out,
                      uint64_t len, uint32_t flags) {
-  return two_offset_call(t, fd_in, off_in.addr, fd_out, off_out.addr, [&](int64_t* in, int64_t* out) {
-    return ::syscall(SYS_splice, fd_in, in, fd_out, out, len, flags);
-  });
+  return two_offset_call(t, SYS_splice, fd_in, off_in.addr, fd_out, off_out.addr, len, flags);
 }
 
+// tee(2): waits for data in fd_in and room in fd_out, both pipes.
 SysResult sys_tee(Task& t, int fd_in, int fd_out, uint64_t len, uint32_t flags) {
   if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(::syscall(SYS_tee, fd_in, fd_out, len, flags));
+  return signals::safe_fd_call(t, SYS_tee, {fd_in, POLLIN}, fd_out, static_cast<long>(len), flags);
 }
 
 // vmsplice(2): into a pipe's write end the guest pages are read, from a read end they are written. The
@@ -261,17 +235,16 @@ SysResult sys_vmsplice(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0) return -EBADF;
   const bool into_pipe = (fl & O_ACCMODE) == O_WRONLY;
-  const WaitingCall waiting{(flags & SPLICE_F_NONBLOCK) ? 0 : SYS_vmsplice, static_cast<long>(flags)};
-  return vector_io(
-      t, fd, iov.addr, count, into_pipe,
-      [&](const ::iovec* v, int n) { return ::syscall(SYS_vmsplice, fd, v, n, flags); }, waiting);
+  return vector_io(t, fd, iov.addr, count, into_pipe, SYS_vmsplice, {flags});
 }
 
+// truncate(2) breaks a lease on the file, which may wait for the lease holder: a signal ends that wait, and
+// the call restarts under SA_RESTART.
 SysResult sys_truncate(Task& t, GuestCStr path, int64_t length) {
   GuestPath p;
   if (const int64_t r = read_guest_path(t, AT_FDCWD, path, &p); r < 0) return r;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(::truncate(p.host.c_str(), length));
+  return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_truncate,
+                                   reinterpret_cast<long>(p.host.c_str()), length);
 }
 
 SysResult sys_ftruncate(Task& t, int fd, int64_t length) {

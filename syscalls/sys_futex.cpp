@@ -39,9 +39,11 @@ int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint6
     deadline = absolute ? ts : signals::add(signals::now(clock), ts);
     dl = &deadline;
   }
-  if (host) return host_futex_wait(t, uaddr, val, dl, clock);
   int64_t r;
-  {
+  if (host) {
+    r = host_futex_wait(t, uaddr, val, dl, clock);
+    if (r == signals::kERESTARTSYS) r = -EINTR;
+  } else {
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu(), emu::RunLockReleaser::kLeaveReleased);
     r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock,
                                 [&t] { return t.interrupted(); });
@@ -66,8 +68,13 @@ SysResult sys_futex(Task& t, uint64_t uaddr, int op, uint32_t val, uint64_t time
   if (uaddr & 3) return -EINVAL;
   emu::FutexTable& table = t.proc().futexes();
   // Without FUTEX_PRIVATE_FLAG on MAP_SHARED memory the other side may be another process: the host's futex.
+  // Only the wakes go to the host as they are (their arguments are counts and values); the PI operations,
+  // which would wait in the host where no guest signal ends the wait and take a guest timeout address for a
+  // host pointer, are -ENOSYS here as for private futexes.
   const bool host = !(op & FUTEX_PRIVATE_FLAG) && t.as().is_shared(uaddr);
-  if (host && cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET) {
+  const bool wakes = cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET || cmd == FUTEX_REQUEUE ||
+                     cmd == FUTEX_CMP_REQUEUE || cmd == FUTEX_WAKE_OP;
+  if (host && wakes) {
     const int64_t r = host_futex_other(t, uaddr, op, val, timeout_or_val2, uaddr2, val3);
     if (r >= 0 && (cmd == FUTEX_WAKE || cmd == FUTEX_WAKE_BITSET)) table.wake(uaddr, INT32_MAX, ~0u);
     return r;
@@ -148,8 +155,12 @@ SysResult sys_futex_waitv(Task& t, uint64_t waiters, uint32_t nr, uint32_t flags
     if (int64_t r = read_timespec(t, timeout, &deadline); r < 0) return r;
   }
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return t.proc().futexes().waitv(t.as(), t.park(), entries.data(), static_cast<int>(nr),
-                                  timeout ? &deadline : nullptr, clockid, [&t] { return t.interrupted(); });
+  const int64_t r =
+      t.proc().futexes().waitv(t.as(), t.park(), entries.data(), static_cast<int>(nr),
+                               timeout ? &deadline : nullptr, clockid, [&t] { return t.interrupted(); });
+  // A signal ends the wait, which restarts under SA_RESTART (futex_wait_multiple: -ERESTARTSYS; the
+  // timeout is absolute).
+  return r == -EINTR ? signals::kERESTARTSYS : r;
 }
 
 }  // namespace syscalls

@@ -11,19 +11,21 @@
 
 #include <algorithm>
 
+#include "signals/safe_syscall.h"
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 
 namespace syscalls {
 namespace {
 
 // getrandom blocks only until the host's entropy pool is initialised (early boot). Asks without blocking
-// first, so that the usual call keeps the run lock, and waits with the lock released otherwise. Checks the
+// first, so that the usual call keeps the run lock, and waits as a safe system call otherwise. Checks the
 // flags the way the host does (EAGAIN for GRND_NONBLOCK while not ready).
 int64_t wait_for_entropy(Task& t, uint32_t flags) {
   if (::getrandom(nullptr, 0, flags | GRND_NONBLOCK) == 0) return 0;
   if (errno != EAGAIN || (flags & guest::kGRND_NONBLOCK) != 0) return guest::neg_errno();
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return guest::from_host(::getrandom(nullptr, 0, flags));
+  // The wait ends on a signal and restarts under SA_RESTART (wait_for_random_bytes: -ERESTARTSYS).
+  return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_getrandom, 0, 0, flags);
 }
 
 // Fills host memory [p, p+n) that maps guest memory. Returns the bytes written: fewer only when another

@@ -1,4 +1,5 @@
-// ioctl(2): the terminal, pty and generic file requests whose arguments a64run knows how to carry.
+// ioctl(2): the terminal, pty, file, block, loop, random, TUN, socket interface and pidfd requests whose
+// arguments a64run knows how to carry.
 #pragma once
 
 #include <cstddef>
@@ -22,7 +23,7 @@ struct IoctlSpec {
   uint32_t cmd;
   IoctlArg arg;
   uint16_t size;
-  bool blocks;     // may wait (tcdrain-like): runs without the run lock
+  bool blocks;     // may wait (tcdrain-like): a safe system call, without the run lock
   bool arg_is_fd;  // the value names a descriptor (FICLONE): reserved ones are EBADF
 };
 

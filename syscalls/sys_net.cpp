@@ -1,6 +1,6 @@
-// This file implements socket set-up on host sockets: creation, addresses, listen/accept/connect with
-// interruptible waits, options (rebuilding the ones that carry guest pointers), shutdown, and the wait and
-// address helpers the data calls of sys_net_msg.cpp share.
+// This file implements socket set-up on host sockets: creation, addresses, listen, accept and connect (the
+// host's calls, made as safe system calls), options (rebuilding the ones that carry guest pointers),
+// shutdown, and the helpers the data calls of sys_net_msg.cpp share.
 #include "syscalls/sys_net.h"
 
 #include <fcntl.h>
@@ -27,47 +27,6 @@ namespace syscalls {
 namespace {
 
 using guest::from_host;
-
-// A blocking accept first waits, interruptibly, for a pending connection. Only a listening socket waits: on
-// anything else accept fails at once. Another thread or process may take the connection between the wait and
-// the host accept, which then blocks in the host (a wait that a guest signal does not end).
-int64_t accept_wait(Task& t, int fd) {
-  if (sock_blocking(fd, 0) <= 0) return 0;
-  ::pollfd p{fd, POLLIN, 0};
-  if (::poll(&p, 1, 0) != 0) return 0;
-  int listening = 0;
-  socklen_t len = sizeof listening;
-  if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0 || listening == 0) return 0;
-  return SockWait(t, fd, POLLIN).wait();
-}
-
-// A blocking connect. The attempt runs with O_NONBLOCK so that the wait for the handshake is interruptible;
-// O_NONBLOCK belongs to the open file, so anything sharing it sees the flag for the length of that one host
-// call. A signal then leaves the handshake running, as on Linux: a restarted connect finds it in progress
-// (EALREADY) and waits again. AF_UNIX refuses a non-blocking connect to a full backlog with EAGAIN; that case
-// blocks in the host, where the listener's accept ends it.
-int64_t blocking_connect(Task& t, int fd, int flags, const ::sockaddr* sa, int len) {
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  const int r = static_cast<int>(::syscall(SYS_connect, fd, sa, static_cast<socklen_t>(len)));
-  const int err = errno;
-  ::fcntl(fd, F_SETFL, flags);
-  if (r == 0) return 0;
-  if (err == EAGAIN) {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    return from_host(::syscall(SYS_connect, fd, sa, static_cast<socklen_t>(len)));
-  }
-  if (err != EINPROGRESS && err != EALREADY) return -err;
-  // SO_SNDTIMEO bounds a blocking connect; when it passes the connect reports EINPROGRESS.
-  if (const int64_t w = SockWait(t, fd, POLLOUT).wait(); w != 0) return w == -EAGAIN ? -EINPROGRESS : w;
-  // The end of a blocking connect: a second connect() takes the outcome as Linux's blocking connect does,
-  // moving the socket to connected (0: a later connect is EISCONN) or back to unconnected with the error (a
-  // later connect starts afresh instead of answering ECONNABORTED).
-  ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
-  const int done = static_cast<int>(::syscall(SYS_connect, fd, sa, static_cast<socklen_t>(len)));
-  const int done_err = errno;
-  ::fcntl(fd, F_SETFL, flags);
-  return done == 0 || done_err == EISCONN ? 0 : -done_err;
-}
 
 // getsockname/getpeername: the host fills a full sockaddr_storage, then move_addr_to_user.
 template <typename Call>
@@ -97,24 +56,6 @@ SysResult set_filter(Task& t, int fd, int optname, uint64_t optval, int optlen) 
 }
 
 }  // namespace
-
-int64_t SockWait::wait() {
-  if (!loaded_) {
-    loaded_ = true;
-    ::timeval tv{};
-    socklen_t len = sizeof tv;
-    const int opt = (events_ & POLLOUT) ? SO_SNDTIMEO : SO_RCVTIMEO;
-    if (::getsockopt(fd_, SOL_SOCKET, opt, &tv, &len) == 0 && (tv.tv_sec != 0 || tv.tv_usec != 0)) {
-      has_timeout_ = true;
-      deadline_ = Timeout::after(timespec{tv.tv_sec, tv.tv_usec * 1000}).deadline;
-    }
-  }
-  ::pollfd p{fd_, events_, 0};
-  const int64_t r = signals::poll_interruptible(t_, &p, 1, has_timeout_ ? &deadline_ : nullptr);
-  if (r == -EINTR) return has_timeout_ ? -EINTR : signals::kERESTARTSYS;
-  if (r == 0) return -EAGAIN;
-  return r < 0 ? r : 0;
-}
 
 int64_t sock_blocking(int fd, uint32_t msg_flags) {
   const int fl = ::fcntl(fd, F_GETFL);
@@ -177,19 +118,15 @@ SysResult sys_accept(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> 
 SysResult sys_accept4(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen, int flags) {
   if (flags & ~(guest::kSOCK_CLOEXEC | guest::kSOCK_NONBLOCK)) return -EINVAL;
   if (is_reserved_fd(fd)) return -EBADF;
-  if (const int64_t w = accept_wait(t, fd); w != 0) return w;
   ::sockaddr_storage ss{};
   socklen_t len = sizeof ss;
-  int nfd;
-  {
-    emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    nfd = ::accept4(fd, addr.null() ? nullptr : reinterpret_cast<::sockaddr*>(&ss),
-                    addr.null() ? nullptr : &len, flags);
-  }
-  if (nfd < 0) return guest::neg_errno();
+  const int64_t nfd =
+      signals::safe_fd_call(t, SYS_accept4, {fd, POLLIN}, addr.null() ? 0 : reinterpret_cast<long>(&ss),
+                            addr.null() ? 0 : reinterpret_cast<long>(&len), flags);
+  if (nfd < 0) return nfd;
   if (!addr.null()) {
     if (const int64_t e = sockaddr_out(t, ss, len, addr.addr, addrlen.addr); e != 0) {
-      ::close(nfd);
+      ::close(static_cast<int>(nfd));
       return e;
     }
   }
@@ -200,10 +137,7 @@ SysResult sys_connect(Task& t, int fd, GuestPtr<const uint8_t> addr, int addrlen
   if (is_reserved_fd(fd)) return -EBADF;
   ::sockaddr_storage ss;
   const ::sockaddr* sa = sockaddr_for_host(t, addr.addr, addrlen, &ss);
-  const int fl = ::fcntl(fd, F_GETFL);
-  if (fl < 0) return guest::neg_errno();
-  if (fl & O_NONBLOCK) return from_host(::syscall(SYS_connect, fd, sa, static_cast<socklen_t>(addrlen)));
-  return blocking_connect(t, fd, fl, sa, addrlen);
+  return signals::safe_fd_call(t, SYS_connect, {fd, POLLOUT}, reinterpret_cast<long>(sa), addrlen);
 }
 
 SysResult sys_getsockname(Task& t, int fd, GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {

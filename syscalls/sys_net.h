@@ -1,5 +1,5 @@
 // Sockets: creation, addresses, connection set-up, options (sys_net.cpp) and data transfer with guest
-// msghdr, iovec and control-message translation (sys_net_msg.cpp), and the interruptible wait they share.
+// msghdr, iovec and control-message translation (sys_net_msg.cpp).
 #pragma once
 
 #include <sys/socket.h>
@@ -13,30 +13,10 @@
 
 namespace syscalls {
 
-// The wait of a blocking socket call (net/core/sock.c): until the socket has `events` (POLLIN or POLLOUT),
-// the socket's SO_RCVTIMEO (POLLIN) or SO_SNDTIMEO (POLLOUT) passes, measured from the first wait, or a guest
-// signal arrives.
-class SockWait {
- public:
-  SockWait(Task& t, int fd, short events) : t_(t), fd_(fd), events_(events) {}
-  // Returns 0 when ready, -EAGAIN when the timeout passed, on a signal kERESTARTSYS (no timeout set:
-  // restartable under SA_RESTART) or -EINTR (sock_intr_errno), or -errno.
-  int64_t wait();
-
- private:
-  Task& t_;
-  int fd_;
-  short events_;
-  bool loaded_ = false;
-  bool has_timeout_ = false;
-  timespec deadline_{};
-};
-
 // One sendmsg or recvmsg (per `sending`) of `m`, whose iovecs hold `total` bytes, on socket fd with Linux's
-// blocking rules and never blocked in the host where a guest signal could not end it: a blocking socket moves
-// data with MSG_DONTWAIT between SockWaits; a blocking stream send, or a MSG_WAITALL receive, goes on until
-// done, a signal or a timeout (then the partial count). Returns bytes moved, -errno, or a restart code. read,
-// write, readv and writev on a socket behave as this with flags 0.
+// blocking rules, which are the host's: a blocking call is the host's, made as a safe system call that a
+// guest signal ends (a blocking stream send, or a MSG_WAITALL receive, goes on until done, a signal or a
+// timeout: then the partial count). Returns bytes moved, -errno, or a restart code.
 int64_t sock_transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending, uint64_t total);
 
 // Whether a guest socket call should block: neither MSG_DONTWAIT nor O_NONBLOCK on the file. -errno for a

@@ -1,7 +1,6 @@
 // This file implements socket data transfer (sendto, recvfrom, sendmsg, recvmsg, sendmmsg, recvmmsg): guest
 // msghdrs become host msghdrs whose iovecs point into guest memory, control messages are converted header by
-// header, and a blocking call moves data with MSG_DONTWAIT host calls between interruptible waits, so that it
-// never sleeps in the host where a guest signal could not end it.
+// header, and a blocking call is the host's, made as a safe system call that a guest signal ends.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -109,22 +108,17 @@ int64_t HostMsg::export_recv(Task& t, uint64_t msg_addr, const guest::msghdr& g)
   return emu::copy_out(t.as(), at, &used, sizeof used) != 0 ? -EFAULT : 0;
 }
 
-// One send or receive with Linux's blocking rules. A call on a blocking socket tries with MSG_DONTWAIT and
-// waits (SockWait: interruptible, SO_RCVTIMEO/SO_SNDTIMEO) while the host says EAGAIN. On a stream socket a
-// blocking send goes on until everything is sent, and a MSG_WAITALL receive until the buffer is full, as
-// tcp_sendmsg and tcp_recvmsg do; a signal or timeout then returns the partial count. A datagram send that
-// would block waits for POLLOUT and then blocks in the host: poll cannot see a full receiver of an
-// unconnected AF_UNIX datagram socket, and retrying would spin.
+// One send or receive with Linux's blocking rules. On a blocking socket a receive first tries with
+// MSG_DONTWAIT and looks again for a moment (signals::look_again), as a blocking read does; then the call,
+// and a send at once, is the host's own blocking call made as a safe system call (signals::safe_fd_call), so
+// that every rule is the host kernel's (a stream send that goes on until everything is sent, MSG_WAITALL, a
+// datagram send that waits for room in an unconnected peer, MSG_OOB, MSG_ERRQUEUE, SO_RCVTIMEO and
+// SO_SNDTIMEO) and a guest signal ends it like any other wait. A MSG_WAITALL receive on a stream socket that
+// found part of what it wants goes on for the rest; a signal or timeout then returns the partial count.
 class Transfer {
  public:
   Transfer(Task& t, int fd, ::msghdr& m, uint32_t flags, bool sending, uint64_t total)
-      : t_(t),
-        fd_(fd),
-        m_(m),
-        flags_(flags),
-        sending_(sending),
-        total_(total),
-        wait_(t, fd, sending ? POLLOUT : POLLIN) {}
+      : t_(t), fd_(fd), m_(m), flags_(flags), sending_(sending), total_(total) {}
   int64_t run();
 
  private:
@@ -132,8 +126,11 @@ class Transfer {
     emu::RunLockReleaser unlocked(t_.proc().run_lock(), &t_.cpu());
     return from_host(::syscall(sending_ ? SYS_sendmsg : SYS_recvmsg, fd_, &m_, static_cast<int>(flags)));
   }
+  int64_t blocking() {
+    return signals::safe_fd_call(t_, sending_ ? SYS_sendmsg : SYS_recvmsg, {fd_, sending_ ? POLLOUT : POLLIN},
+                                 reinterpret_cast<long>(&m_), static_cast<long>(flags_));
+  }
   bool stream();
-  bool unix_domain() const;
   bool wants_more(int64_t n) const;
   void advance(uint64_t n);
   int64_t partial_or(int64_t err);
@@ -146,17 +143,10 @@ class Transfer {
   uint64_t total_;
   uint64_t done_ = 0;
   int stream_ = -1;
-  SockWait wait_;
   std::vector<::iovec> iov_;  // the remaining iovecs once a partial transfer advanced them
   bool advanced_ = false;
   ::msghdr first_{};  // a receive's name, control and flags as its first chunk left them
 };
-
-bool Transfer::unix_domain() const {
-  int domain = 0;
-  socklen_t len = sizeof domain;
-  return ::getsockopt(fd_, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
-}
 
 bool Transfer::stream() {
   if (stream_ < 0) {
@@ -167,13 +157,12 @@ bool Transfer::stream() {
   return stream_ == 1;
 }
 
+// A MSG_WAITALL receive that got part of what it asked for waits for the rest (tcp_recvmsg).
 bool Transfer::wants_more(int64_t n) const {
-  if (done_ >= total_) return false;
-  if (sending_) return true;
-  return n > 0 && (flags_ & guest::kMSG_WAITALL) && !(flags_ & guest::kMSG_PEEK);
+  return done_ < total_ && n > 0 && (flags_ & guest::kMSG_WAITALL) && !(flags_ & guest::kMSG_PEEK);
 }
 
-// Drops n sent or received bytes from the front; later chunks carry no name or control data.
+// Drops n received bytes from the front; later chunks carry no name or control data.
 void Transfer::advance(uint64_t n) {
   if (!advanced_) {
     advanced_ = true;
@@ -209,38 +198,27 @@ int64_t Transfer::partial_or(int64_t err) {
 }
 
 int64_t Transfer::run() {
-  const int64_t blocking = sock_blocking(fd_, flags_);
-  if (blocking < 0) return blocking;
-  if (blocking == 0) return once(flags_);
-  // A receive of urgent data on a stream (tcp_recv_urg, unix_stream_recv_urg) or of the error queue outside
-  // AF_UNIX (ip_recv_error, sock_recv_errqueue) never waits on Linux; elsewhere the socket ignores the flag
-  // and waits as for any receive, interruptibly here.
-  if (!sending_ &&
-      (((flags_ & guest::kMSG_OOB) && stream()) || ((flags_ & guest::kMSG_ERRQUEUE) && !unix_domain())))
-    return once(flags_ | guest::kMSG_DONTWAIT);
-  bool looked = false;
-  while (true) {
+  const int64_t blocks = sock_blocking(fd_, flags_);
+  if (blocks < 0) return blocks;
+  if (blocks == 0) return once(flags_);
+  if (!sending_) {
     int64_t n = once(flags_ | guest::kMSG_DONTWAIT);
-    if (n == -EAGAIN && !sending_ && !looked) {
-      looked = true;
-      // Nothing yet: look again for a moment before waiting, as a blocking read does.
+    if (n == -EAGAIN) {
       n = signals::look_again(t_, [&] {
         return from_host(::syscall(SYS_recvmsg, fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
       });
     }
-    if (n >= 0) {
-      done_ += static_cast<uint64_t>(n);
-      if (!wants_more(n) || !stream()) return partial_or(0);
+    if (n != -EAGAIN) {
+      if (n < 0) return n;
+      done_ = static_cast<uint64_t>(n);
+      if (!wants_more(n) || !stream()) return n;
       advance(static_cast<uint64_t>(n));
-      continue;
     }
-    if (n != -EAGAIN) return partial_or(n);
-    if (sending_ && !stream()) {
-      if (const int64_t w = wait_.wait(); w != 0) return w;
-      return once(flags_);
-    }
-    if (const int64_t w = wait_.wait(); w != 0) return partial_or(w);
   }
+  const int64_t r = blocking();
+  if (r < 0) return partial_or(r);
+  done_ += static_cast<uint64_t>(r);
+  return partial_or(0);
 }
 
 }  // namespace

@@ -7,13 +7,16 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
 #include "emu/guest_mem.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
 
 namespace syscalls {
@@ -196,10 +199,37 @@ SysResult sys_capset(Task& t, uint64_t header, uint64_t data) {
   return r;
 }
 
+namespace {
+
+// A host call that needs a single-threaded host process (unshare of a user namespace; setns of a user or
+// mount namespace, EINVAL, or of a time namespace, EUSERS, in a multithreaded one): for a guest with one
+// thread, the intake thread steps aside for a second try. The guest's thread blocks every host signal
+// meanwhile (what arrives waits for the next intake thread; the safe calls' wake signal too, so no signal is
+// forwarded to a thread that is gone). A guest with more threads gets the host's answer for a multithreaded
+// process, as Linux gives it.
+int64_t single_threaded_host_call(Task& t, long nr, long a1, long a2) {
+  const int64_t first = guest::from_host(::syscall(nr, a1, a2));
+  if ((first != -EINVAL && first != -EUSERS) || t.proc().thread_count() != 1) return first;
+  ::sigset_t all;
+  ::sigset_t old;
+  sigfillset(&all);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+  int64_t r = first;
+  if (signals::stop_host_signal_intake(t.proc())) {
+    r = guest::from_host(::syscall(nr, a1, a2));
+    signals::restart_host_signal_intake(t.proc());
+  }
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, 8);
+  return r;
+}
+
+}  // namespace
+
 // unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
-// too; it refuses CLONE_NEWUSER in a64run, which always has its intake thread). Unsharing the fd table,
-// fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the same then);
-// a thread of a multithreaded guest cannot get its own (a64run's threads share the host process's): EINVAL.
+// too; a user namespace needs the intake thread out of the way: single_threaded_host_call). Unsharing the
+// fd table, fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the
+// same then); a thread of a multithreaded guest cannot get its own (a64run's threads share the host
+// process's): EINVAL.
 SysResult sys_unshare(Task& t, uint64_t flags) {
   constexpr uint64_t kNamespaces = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID |
                                    CLONE_NEWCGROUP | CLONE_NEWUSER | 0x80 /* CLONE_NEWTIME */;
@@ -208,7 +238,16 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
+  if (flags & CLONE_NEWUSER)
+    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(flags & kNamespaces), 0);
   return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+}
+
+// setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake
+// thread out of the way (single_threaded_host_call).
+SysResult sys_setns(Task& t, int fd, int nstype) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  return single_threaded_host_call(t, SYS_setns, fd, nstype);
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).
@@ -227,6 +266,11 @@ SysResult sys_sethostname(Task& t, uint64_t name, int64_t len) {
 }
 SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len) {
   return set_uts_name(t, SYS_setdomainname, name, len);
+}
+
+// vhangup(2): the host's, on the controlling terminal of the host process, which is the guest's.
+SysResult sys_vhangup(Task&) {
+  return guest::from_host(::syscall(SYS_vhangup));
 }
 
 SysResult sys_getpgid(Task&, int pid) {
@@ -267,10 +311,36 @@ SysResult sys_setrlimit(Task& t, int resource, GuestPtr<const uint64_t> rlim) {
   return sys_prlimit64(t, 0, resource, rlim, {});
 }
 
+// personality(2): the guest's persona is the host process's, which execve keeps as Linux keeps the guest's
+// (its flags; PER_CLEAR_ON_SETID for set-user-ID programs) and fork copies. Linux accepts any value but
+// PER_LINUX32 on a CPU without 32-bit EL0, as this one is. The flags act where Linux's act on arm64: UNAME26
+// through the host's uname, STICKY_TIMEOUTS in select and poll (sys_poll.cpp), READ_IMPLIES_EXEC in mmap
+// and mprotect (sys_mm.cpp).
 SysResult sys_personality(Task&, uint32_t persona) {
-  // Only PER_LINUX exists here; querying (0xffffffff) reports it.
-  if (persona == 0xffffffffu || persona == 0) return 0;
-  return -EINVAL;
+  constexpr uint32_t kPerMask = 0x00ff;
+  constexpr uint32_t kPerLinux32 = 0x0008;
+  if (persona != 0xffffffffu && (persona & kPerMask) == kPerLinux32) return -EINVAL;
+  const long old = ::syscall(SYS_personality, persona);
+  if (old < 0) return -errno;
+  if (persona != 0xffffffffu) set_cached_personality(persona);
+  return old;
+}
+
+namespace {
+std::atomic<uint64_t> g_personality{UINT64_MAX};  // UINT64_MAX: not read from the host yet
+}  // namespace
+
+uint32_t guest_personality() {
+  uint64_t p = g_personality.load(std::memory_order_relaxed);
+  if (p == UINT64_MAX) {
+    p = static_cast<uint32_t>(::syscall(SYS_personality, 0xffffffffu));
+    g_personality.store(p, std::memory_order_relaxed);
+  }
+  return static_cast<uint32_t>(p);
+}
+
+void set_cached_personality(uint32_t persona) {
+  g_personality.store(persona, std::memory_order_relaxed);
 }
 
 // prctl(2): options that concern the calling thread or process go to the host thread that runs it (names

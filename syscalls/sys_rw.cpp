@@ -14,6 +14,7 @@
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
 namespace {
@@ -21,7 +22,7 @@ namespace {
 // The fast path: a transfer that can complete without blocking (a pipe or socket with data or room, a file
 // in the page cache) runs in one host call with the run lock held. RWF_NOWAIT makes the call fail with
 // EAGAIN instead of blocking, and EOPNOTSUPP where the file does not support it (terminals): both take the
-// waiting path. The safe path tries writes only up to PIPE_BUF, where a pipe takes all of it or nothing.
+// waiting path. Writes are tried only up to PIPE_BUF, where a pipe takes all of it or nothing.
 constexpr uint64_t kNowaitWriteMax = 4096;
 
 int64_t try_nowait(int fd, void* p, uint64_t count, bool writing) {
@@ -34,30 +35,11 @@ bool take_slow_path(int64_t r) {
   return r == -EAGAIN || r == -EOPNOTSUPP || r == -EINVAL || r == -ESPIPE;
 }
 
-// The fast path with its one wait: on EAGAIN, waits for readiness (run lock released) and tries once more.
-// `final` is false when the caller must take the waiting path (`value` then holds what the try returned).
-struct Attempt {
-  bool final;
-  int64_t value;
-};
-
-Attempt try_then_wait(Task& t, int fd, void* p, uint64_t count, bool writing) {
-  int64_t r = try_nowait(fd, p, count, writing);
-  if (r == -EAGAIN) {
-    // Not ready (or a file page not in the cache): wait, then try again, still without blocking.
-    const int64_t w = signals::wait_fd(t, fd, writing ? POLLOUT : POLLIN, true);
-    if (w == signals::kWouldBlock) return {true, -EAGAIN};
-    if (w != 0) return {true, w};
-    r = try_nowait(fd, p, count, writing);
-  }
-  return {!take_slow_path(r), r};
-}
-
-// The waiting path with safe system calls: one host call that does what the guest's would (a non-blocking
-// fd's EAGAIN, a socket's timeout, a pipe write that a signal ends part-way are the host kernel's), ended by
-// a signal like any other wait.
+// The waiting path: one host call that does what the guest's would (a non-blocking fd's EAGAIN, a socket's
+// timeout, a pipe write that a signal ends part-way are the host kernel's), a safe system call that a signal
+// ends like any other wait.
 int64_t safe_transfer(Task& t, int fd, void* p, uint64_t count, bool writing) {
-  return signals::safe_fd_call(t, writing ? SYS_write : SYS_read, fd, writing ? POLLOUT : POLLIN,
+  return signals::safe_fd_call(t, writing ? SYS_write : SYS_read, {fd, writing ? POLLOUT : POLLIN},
                                reinterpret_cast<long>(p), static_cast<long>(count));
 }
 
@@ -77,20 +59,16 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
   }
+  if (userfaultfd_active()) {
+    if (const int64_t r = userfaultfd_read(t, fd, buf.addr, count); r != kNotUserfaultfd) return r;
+  }
   // A buffer whose tail is not writable reads what fits before it (the host stops there, as Linux does).
   const HostTransfer b = host_transfer(t.as(), buf.addr, count, PROT_WRITE);
   auto* p = static_cast<uint8_t*>(b.ptr);
   count = b.len;
-  if (signals::safe_syscalls_enabled()) {
-    int64_t r = try_nowait(fd, p, count, false);
-    if (r == -EAGAIN) r = spin_for_data(t, fd, p, count);
-    return take_slow_path(r) ? safe_transfer(t, fd, p, count, false) : r;
-  }
-  if (const Attempt a = try_then_wait(t, fd, p, count, false); a.final) return a.value;
-  if (int64_t w = signals::wait_fd(t, fd, POLLIN); w != 0) return w;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  const ssize_t n = ::read(fd, p, count);
-  return n < 0 ? -errno : n;
+  int64_t r = try_nowait(fd, p, count, false);
+  if (r == -EAGAIN) r = spin_for_data(t, fd, p, count);
+  return take_slow_path(r) ? safe_transfer(t, fd, p, count, false) : r;
 }
 
 SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count) {
@@ -101,39 +79,15 @@ SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count
   const auto* p = static_cast<const uint8_t*>(b.ptr);
   count = b.len;
   uint64_t done = 0;  // what a short non-blocking write (a stream socket filling up) already sent
-  if (signals::safe_syscalls_enabled()) {
-    if (count <= kNowaitWriteMax) {
-      const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p), count, true);
-      if (!take_slow_path(r) && (r < 0 || static_cast<uint64_t>(r) == count)) return r;
-      if (r > 0) done = static_cast<uint64_t>(r);
-    }
-    // The rest as a blocking write sends it: a signal or an error after some bytes returns the count.
-    const int64_t r = safe_transfer(t, fd, const_cast<uint8_t*>(p + done), count - done, true);
-    if (r < 0) return done ? static_cast<int64_t>(done) : r;
-    return static_cast<int64_t>(done) + r;
+  if (count <= kNowaitWriteMax) {
+    const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p), count, true);
+    if (!take_slow_path(r) && (r < 0 || static_cast<uint64_t>(r) == count)) return r;
+    if (r > 0) done = static_cast<uint64_t>(r);
   }
-  // The poll path: non-blocking pieces, each after a wait for room, so that a signal ends a write of more
-  // than the pipe holds as it ends Linux's (a plain blocking write of the rest slept until all of it fit).
-  // A signal or an error after some bytes returns the count.
-  while (true) {
-    const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p + done), count - done, true);
-    if (r > 0) {
-      done += static_cast<uint64_t>(r);
-      if (done == count) return static_cast<int64_t>(done);
-      continue;
-    }
-    if (r == 0) return static_cast<int64_t>(done);
-    if (r != -EAGAIN && !take_slow_path(r)) return done ? static_cast<int64_t>(done) : r;
-    if (r != -EAGAIN) break;  // no RWF_NOWAIT here (terminals): the blocking call below
-    const int64_t w = signals::wait_fd(t, fd, POLLOUT, true);
-    if (w == signals::kWouldBlock) return done ? static_cast<int64_t>(done) : -EAGAIN;
-    if (w != 0) return done ? static_cast<int64_t>(done) : w;
-  }
-  if (int64_t w = signals::wait_fd(t, fd, POLLOUT); w != 0) return done ? static_cast<int64_t>(done) : w;
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  const ssize_t n = ::write(fd, p + done, count - done);
-  if (n < 0) return done ? static_cast<int64_t>(done) : -errno;
-  return static_cast<int64_t>(done) + n;
+  // The rest as a blocking write sends it: a signal or an error after some bytes returns the count.
+  const int64_t r = safe_transfer(t, fd, const_cast<uint8_t*>(p + done), count - done, true);
+  if (r < 0) return done ? static_cast<int64_t>(done) : r;
+  return static_cast<int64_t>(done) + r;
 }
 
 }  // namespace syscalls

@@ -12,7 +12,6 @@
 
 #include <ctime>
 
-#include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/sleep.h"
 #include "syscalls/abi/errno.h"
@@ -106,40 +105,6 @@ SysResult sys_nanosleep(Task& t, GuestPtr<const guest::timespec> req, GuestPtr<g
   return signals::relative_sleep(t, CLOCK_MONOTONIC, deadline, rem.addr);
 }
 
-namespace {
-
-// CPU-time and alarm clocks sleep in the host kernel, as a safe system call that a guest signal ends as on
-// Linux (posix_cpu_nsleep, alarm_timer_nsleep): an absolute sleep restarts unchanged unless a handler runs;
-// a relative one writes the time left to rem and restarts (restart_syscall) for that time. Without safe
-// system calls (the ThreadSanitizer build) the host sleep cannot be interrupted.
-int64_t host_clock_sleep(Task& t, int32_t clockid, int32_t flags, ::timespec req, uint64_t rem_addr) {
-  const bool absolute = (flags & guest::kTIMER_ABSTIME) != 0;
-  ::timespec left{};
-  ::timespec* left_ptr = absolute ? nullptr : &left;
-  while (true) {
-    int64_t r = 0;
-    if (signals::safe_syscalls_enabled()) {
-      r = signals::safe_syscall(t, SYS_clock_nanosleep, clockid, flags, reinterpret_cast<long>(&req),
-                                reinterpret_cast<long>(left_ptr));
-    } else {
-      emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-      r = guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &req, left_ptr));
-    }
-    if (r != -EINTR) return r;
-    if (!absolute) req = left;
-    if (!t.interrupted()) continue;  // a wake meant for an earlier call of this thread
-    if (absolute) return signals::kERESTARTNOHAND;
-    const int64_t g[2] = {left.tv_sec, left.tv_nsec};
-    if (rem_addr != 0 && emu::copy_out(t.as(), rem_addr, g, sizeof g) != 0) return -EFAULT;
-    t.restart.block = [clockid, flags, left](Task& task) {
-      return host_clock_sleep(task, clockid, flags, left, 0);
-    };
-    return signals::kERESTART_RESTARTBLOCK;
-  }
-}
-
-}  // namespace
-
 // clock_nanosleep(2): checks in the kernel's order (clock, then request), then sleeps relative or until an
 // absolute time (TIMER_ABSTIME; rem is not used then). Other flag bits are ignored, as Linux ignores them.
 SysResult sys_clock_nanosleep(Task& t, int32_t clockid, int32_t flags, GuestPtr<const guest::timespec> req,
@@ -158,8 +123,16 @@ SysResult sys_clock_nanosleep(Task& t, int32_t clockid, int32_t flags, GuestPtr<
   if (req.read(t.as(), &g) != 0) return -EFAULT;
   if (!guest::timespec_valid(g)) return -EINVAL;
   const bool absolute = (flags & guest::kTIMER_ABSTIME) != 0;
-  if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_REALTIME && clockid != CLOCK_BOOTTIME)
-    return host_clock_sleep(t, clockid, flags, guest::to_host(g), rem.addr);
+  if (clockid != CLOCK_MONOTONIC && clockid != CLOCK_REALTIME && clockid != CLOCK_BOOTTIME) {
+    // CPU-time, TAI and alarm clocks: the host sleeps until an absolute time on the clock. A clock the host
+    // cannot read cannot be slept on either: the host's sleep says why (no RTC, a process gone...).
+    const ::timespec h = guest::to_host(g);
+    if (absolute) return signals::host_clock_sleep(t, clockid, flags, h, false, 0);
+    ::timespec start{};
+    if (::clock_gettime(clockid, &start) != 0)
+      return guest::from_host(::syscall(SYS_clock_nanosleep, clockid, flags, &h, nullptr));
+    return signals::host_clock_sleep(t, clockid, flags, signals::add(start, h), true, rem.addr);
+  }
   if (absolute) {
     // An absolute sleep restarts unchanged unless a handler runs (hrtimer_nanosleep: -ERESTARTNOHAND).
     return signals::sleep_until(t, clockid, guest::to_host(g)) == 0 ? 0 : signals::kERESTARTNOHAND;

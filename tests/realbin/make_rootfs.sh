@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Owns the real-binaries lane's arm64 Debian tree: builds DIR with mmdebstrap
-# (bookworm, variant extract) holding busybox-static, coreutils, findutils and
-# the shared libraries they need. Idempotent and safe to run concurrently.
+# Owns the real-binaries lane's arm64 Debian trees: builds DIR with mmdebstrap
+# (variant extract) holding one of two package sets and the shared libraries
+# they need. Idempotent and safe to run concurrently.
 #
-# Usage: make_rootfs.sh DIR
+# Usage: make_rootfs.sh [--tree base|python] DIR
+#   --tree base    (default) bookworm: busybox-static, coreutils, findutils
+#   --tree python  trixie: python3.13 with its test package
+#                  (libpython3.13-testsuite), for the CPython cases
+#                  (cpython_cases.sh) and the sysroot tests
 #   Exit 0: DIR is a complete tree (DIR/.complete matches this script's stamp).
 #   Exit 77: the tree cannot be built here (no mirror, no mmdebstrap, download
 #            failed); callers (the CTest fixture) treat that as "skip".
@@ -15,29 +19,68 @@
 #                   never written to any file).
 #
 # Variant extract unpacks exactly the listed packages and none of their
-# dependencies, so the list below is closed by hand:
-#   busybox-static  static, needs nothing
-#   coreutils       libc6 libacl1 libattr1 libselinux1 libgmp10
-#   findutils       libc6 libselinux1
-#   libselinux1     libpcre2-8-0
-# (checked with `apt-cache depends` and readelf -d NEEDED over the tree).
+# dependencies, so each list below is closed by hand (checked with
+# `apt-cache depends` and readelf -d NEEDED over the tree).
+#   base:
+#     busybox-static  static, needs nothing
+#     coreutils       libc6 libacl1 libattr1 libselinux1 libgmp10
+#     findutils       libc6 libselinux1
+#     libselinux1     libpcre2-8-0
+#   python (about 15 MB to download, 75 MB unpacked):
+#     python3.13-minimal      libpython3.13-minimal libexpat1 zlib1g
+#     libpython3.13-minimal   libssl3t64 (libzstd1 zlib1g)
+#     libpython3.13-stdlib    libbz2-1.0 libdb5.3t64 libffi8 liblzma5
+#                             libncursesw6 libtinfo6 libreadline8t64
+#                             libsqlite3-0 libuuid1; data: media-types
+#                             (mime.types), netbase (services, protocols),
+#                             tzdata (zoneinfo: test_time, test_strptime)
+#     libc6                   libgcc-s1 (loaded by pthread_exit/cancel)
+#     python3-minimal         the /usr/bin/python3 link
+#   Left out on purpose: debconf (tzdata's configuration), readline-common
+#   (inputrc), openssl-provider-legacy (loaded only when a configuration asks
+#   for the legacy provider), net-tools (ifconfig, for test_uuid only).
 set -euo pipefail
-
-PACKAGES=(
-  libc6 libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10
-  coreutils findutils busybox-static
-)
-SUITE=bookworm
-ARCH=arm64
-VARIANT=extract
-STAMP="realbin-rootfs v1 suite=$SUITE arch=$ARCH variant=$VARIANT packages=$(IFS=,; echo "${PACKAGES[*]}")"
-PARTIAL_MARK=.realbin-partial
 
 skip() { echo "make_rootfs: SKIP: $*" >&2; exit 77; }
 die() { echo "make_rootfs: error: $*" >&2; exit 1; }
 
-[[ $# -eq 1 && -n $1 ]] || die "usage: $0 DIR"
+TREE=base
+if [[ $# -ge 2 && $1 == --tree ]]; then
+  TREE=$2
+  shift 2
+fi
+[[ $# -eq 1 && -n $1 ]] || die "usage: $0 [--tree base|python] DIR"
 DIR=$1
+
+case $TREE in
+  base)
+    PACKAGES=(
+      libc6 libacl1 libattr1 libselinux1 libpcre2-8-0 libgmp10
+      coreutils findutils busybox-static
+    )
+    SUITE=bookworm
+    # The binaries the cases run.
+    SANITY=(bin/busybox bin/ls usr/bin/sha256sum usr/bin/find usr/bin/xargs lib/ld-linux-aarch64.so.1)
+    STAMP_NAME=realbin-rootfs
+    ;;
+  python)
+    PACKAGES=(
+      libc6 libgcc-s1 zlib1g libexpat1 libzstd1 libssl3t64 libbz2-1.0 libdb5.3t64 libffi8 liblzma5
+      libtinfo6 libncursesw6 libreadline8t64 libsqlite3-0 libuuid1 media-types netbase tzdata
+      libpython3.13-minimal python3.13-minimal libpython3.13-stdlib python3.13 python3-minimal
+      libpython3.13-testsuite
+    )
+    SUITE=trixie
+    SANITY=(usr/bin/python3 usr/bin/python3.13 usr/lib/python3.13/test/regrtest.py
+            usr/lib/python3.13/test/test_time.py usr/share/zoneinfo/UTC lib/ld-linux-aarch64.so.1)
+    STAMP_NAME=realbin-python
+    ;;
+  *) die "unknown tree '$TREE' (base or python)" ;;
+esac
+ARCH=arm64
+VARIANT=extract
+STAMP="$STAMP_NAME v1 suite=$SUITE arch=$ARCH variant=$VARIANT packages=$(IFS=,; echo "${PACKAGES[*]}")"
+PARTIAL_MARK=.realbin-partial
 
 stamp_ok() { [[ -f $DIR/.complete ]] && [[ "$(cat "$DIR/.complete")" == "$STAMP" ]]; }
 
@@ -112,8 +155,17 @@ fi
 rm -f "$DIR/etc/apt/sources.list" "$DIR/etc/hostname" "$DIR/etc/resolv.conf"
 rm -rf "${DIR:?}/etc/apt/sources.list.d" "${DIR:?}/dev"
 
-# Sanity: the binaries the cases run are there.
-for f in bin/busybox bin/ls usr/bin/sha256sum usr/bin/find usr/bin/xargs lib/ld-linux-aarch64.so.1; do
+# Trixie's packages install under /usr only (merged /usr); the /bin, /sbin and
+# /lib links come from base-files' setup, which variant extract does not run.
+# ELF interpreters name /lib/ld-linux-aarch64.so.1.
+if [[ $SUITE != bookworm ]]; then
+  for d in bin sbin lib; do
+    [[ -e $DIR/$d || -L $DIR/$d ]] || ln -s "usr/$d" "$DIR/$d"
+  done
+fi
+
+# Sanity: the files the cases use are there.
+for f in "${SANITY[@]}"; do
   [[ -e $DIR/$f || -L $DIR/$f ]] || { tail -n 30 "$log" >&2; die "tree lacks $f"; }
 done
 

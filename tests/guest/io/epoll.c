@@ -155,8 +155,8 @@ static void test_timeouts_and_wakeup(void) {
 
   wake_fd = p[1];
   pthread_t th;
+  t0 = now_ms();  // before the writer starts its delay, which may begin before pthread_create returns
   REQUIRE(pthread_create(&th, NULL, write_later, NULL) == 0);
-  t0 = now_ms();
   CHECK_EQ(epoll_wait(ep, &ev, 1, -1), 1);
   waited = now_ms() - t0;
   CHECK_GE(waited, 90);
@@ -199,8 +199,8 @@ static void test_pwait_mask(void) {
   int ep = REQUIRE_SYS(epoll_create1(0));
   struct epoll_event ev;
   pthread_t th;
-  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   double t0 = now_ms();
+  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   CHECK_ERRNO(epoll_pwait(ep, &ev, 1, 10000, &none), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   pthread_join(th, NULL);

@@ -57,8 +57,8 @@ static void test_eventfd(void) {
   // Blocking read: waits for the writer, then takes its value.
   efd = REQUIRE_SYS(eventfd(0, 0));
   pthread_t th;
+  double t0 = now_ms();  // before the writer starts its delay, which may begin before pthread_create returns
   REQUIRE(pthread_create(&th, NULL, post_later, NULL) == 0);
-  double t0 = now_ms();
   CHECK_EQ(read(efd, &v, sizeof v), 8);
   double waited = now_ms() - t0;
   CHECK_EQ(v, 5);

@@ -90,8 +90,8 @@ static void test_blocking_read(void) {
   int fd = REQUIRE_SYS(inotify_init1(0));
   int wd = REQUIRE_SYS(inotify_add_watch(fd, ".", IN_CREATE));
   pthread_t th;
+  const int64_t t0 = now_ns();  // before the creator starts its delay
   REQUIRE(pthread_create(&th, NULL, create_later, NULL) == 0);
-  const int64_t t0 = now_ns();
   char buf[512] __attribute__((aligned(8)));
   long n = read(fd, buf, sizeof buf);
   const int64_t waited = now_ns() - t0;

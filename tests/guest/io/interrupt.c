@@ -46,6 +46,7 @@ struct Helper {
   pthread_t target;
   void (*unblock)(void);
   pthread_t thread;
+  double started;  // before the helper starts its delay, which may begin before pthread_create returns
 };
 
 static void* helper_main(void* arg) {
@@ -64,6 +65,7 @@ static struct Helper* start_helper(void (*unblock)(void)) {
   h.target = pthread_self();
   h.unblock = unblock;
   handled = 0;
+  h.started = now_ms();
   REQUIRE(pthread_create(&h.thread, NULL, helper_main, &h) == 0);
   return &h;
 }
@@ -126,7 +128,7 @@ static void fill_socket(void) {
 static void test_read_and_recv(int restart) {
   char c;
   struct Helper* h = start_helper(restart ? write_pipe : NULL);
-  double t0 = now_ms();
+  double t0 = h->started;
   if (restart) {
     CHECK_EQ(read(pipe_fds[0], &c, 1), 1);
   } else {
@@ -136,7 +138,7 @@ static void test_read_and_recv(int restart) {
 
   struct iovec iov = {&c, 1};
   h = start_helper(restart ? write_pipe : NULL);
-  t0 = now_ms();
+  t0 = h->started;
   if (restart) {
     CHECK_EQ(readv(pipe_fds[0], &iov, 1), 1);
   } else {
@@ -145,7 +147,7 @@ static void test_read_and_recv(int restart) {
   finish(h, t0, restart ? 190 : 90, "readv");
 
   h = start_helper(restart ? send_sock : NULL);
-  t0 = now_ms();
+  t0 = h->started;
   if (restart) {
     CHECK_EQ(recv(sock_pair[0], &c, 1, 0), 1);
   } else {
@@ -157,11 +159,11 @@ static void test_read_and_recv(int restart) {
   struct timeval tv = {3, 0};
   CHECK_SYS(setsockopt(sock_pair[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
   h = start_helper(NULL);
-  t0 = now_ms();
+  t0 = h->started;
   CHECK_ERRNO(recv(sock_pair[0], &c, 1, 0), EINTR);
   finish(h, t0, 90, "recv with SO_RCVTIMEO");
   h = start_helper(NULL);
-  t0 = now_ms();
+  t0 = h->started;
   CHECK_ERRNO(read(sock_pair[0], &c, 1), EINTR);
   finish(h, t0, 90, "read with SO_RCVTIMEO");
   // The timeout itself: -EAGAIN after it.
@@ -179,7 +181,7 @@ static void test_send(int restart) {
   fill_socket();
   static char data[200000];
   struct Helper* h = start_helper(restart ? drain_sock : NULL);
-  double t0 = now_ms();
+  double t0 = h->started;
   if (restart) {
     // The reader drains once; a send larger than the buffers may still be partly pending, so drain on.
     ssize_t n = send(sock_pair[0], data, 1000, 0);
@@ -193,7 +195,7 @@ static void test_send(int restart) {
   fill_socket();
   struct iovec iov = {data, 1000};
   h = start_helper(restart ? drain_sock : NULL);
-  t0 = now_ms();
+  t0 = h->started;
   if (restart) {
     CHECK_EQ(writev(sock_pair[0], &iov, 1), 1000);
   } else {
@@ -206,7 +208,7 @@ static void test_send(int restart) {
 static void test_accept(int restart) {
   int ls = make_listener();
   struct Helper* h = start_helper(restart ? connect_listener : NULL);
-  double t0 = now_ms();
+  double t0 = h->started;
   if (restart) {
     int s = accept(ls, NULL, NULL);
     CHECK_GE(s, 0);
@@ -242,7 +244,7 @@ static void test_connect(int restart) {
   usleep(20 * 1000);
   int second = REQUIRE_SYS(socket(AF_INET, SOCK_STREAM, 0));
   struct Helper* h = start_helper(restart ? accept_queued : NULL);
-  double t0 = now_ms();
+  double t0 = h->started;
   if (restart) {
     CHECK_SYS(connect(second, (struct sockaddr*)&a, sizeof a));
   } else {
@@ -259,7 +261,7 @@ static void test_connect(int restart) {
 static void test_never_restarted(int restart) {
   struct Helper* h = start_helper(restart ? write_pipe : NULL);
   struct pollfd p = {pipe_fds[0], POLLIN, 0};
-  double t0 = now_ms();
+  double t0 = h->started;
   CHECK_ERRNO(poll(&p, 1, 10000), EINTR);
   finish(h, t0, 90, "poll");
   char c;
@@ -269,7 +271,7 @@ static void test_never_restarted(int restart) {
   fd_set rd;
   FD_ZERO(&rd);
   FD_SET(pipe_fds[0], &rd);
-  t0 = now_ms();
+  t0 = h->started;
   CHECK_ERRNO(select(pipe_fds[0] + 1, &rd, NULL, NULL, NULL), EINTR);
   finish(h, t0, 90, "select");
   if (restart) CHECK_EQ(read(pipe_fds[0], &c, 1), 1);
@@ -278,7 +280,7 @@ static void test_never_restarted(int restart) {
   struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 1};
   CHECK_SYS(epoll_ctl(ep, EPOLL_CTL_ADD, pipe_fds[0], &ev));
   h = start_helper(restart ? write_pipe : NULL);
-  t0 = now_ms();
+  t0 = h->started;
   CHECK_ERRNO(epoll_wait(ep, &ev, 1, 10000), EINTR);
   finish(h, t0, 90, "epoll_wait");
   if (restart) CHECK_EQ(read(pipe_fds[0], &c, 1), 1);

@@ -102,9 +102,9 @@ static void test_poll_wakes_on_data(void) {
   REQUIRE_SYS(pipe(p));
   wake_fd = p[1];
   pthread_t th;
+  double t0 = now_ms();  // before the writer starts its delay, which may begin before pthread_create returns
   REQUIRE(pthread_create(&th, NULL, write_later, (void*)(intptr_t)100) == 0);
   struct pollfd fd = {p[0], POLLIN, 0};
-  double t0 = now_ms();
   CHECK_EQ(poll(&fd, 1, 10000), 1);
   double waited = now_ms() - t0;
   CHECK_GE(waited, 90);
@@ -198,8 +198,8 @@ static void test_temporary_masks(void) {
   // The signal arrives during the wait: EINTR, the handler ran, SIGUSR1 is blocked again.
   handled = 0;
   pthread_t th;
-  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   double t0 = now_ms();
+  REQUIRE(pthread_create(&th, NULL, kill_later, (void*)pthread_self()) == 0);
   CHECK_ERRNO(ppoll(&fd, 1, NULL, &none), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   pthread_join(th, NULL);

@@ -166,8 +166,8 @@ static void test_bulk_and_waitall(void) {
     sum = sum * 31 + (uint8_t)data[i];
   }
   pthread_t th;
+  double t0 = now_ms();  // before the reader starts its delay
   REQUIRE(pthread_create(&th, NULL, bulk_reader, (void*)(intptr_t)s) == 0);
-  double t0 = now_ms();
   CHECK_EQ(send(c, data, kBulk, 0), kBulk);  // a blocking send sends everything, waiting for the reader
   CHECK_GE(now_ms() - t0, 80);               // the reader sleeps 100 ms after it starts
   void* res;

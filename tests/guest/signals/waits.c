@@ -100,8 +100,8 @@ static void test_sigtimedwait(void) {
 
   // sigwaitinfo: woken by another thread.
   struct delayed d;
+  t0 = now_ms();  // before the sender starts its delay, which may begin before pthread_create returns
   send_later(&d, SIGUSR2, 100);
-  t0 = now_ms();
   CHECK_EQ(sigwaitinfo(&both, &si), SIGUSR2);
   CHECK_GE(now_ms() - t0, 90);
   pthread_join(d.thread, NULL);
@@ -111,9 +111,9 @@ static void test_sigtimedwait(void) {
   sigset_t only1 = set_of(SIGUSR1, 0);
   sigset_t only2 = set_of(SIGUSR2, 0);
   REQUIRE_SYS(sigprocmask(SIG_UNBLOCK, &only2, NULL));
-  send_later(&d, SIGUSR2, 100);
   struct timespec t5s = {5, 0};
   t0 = now_ms();
+  send_later(&d, SIGUSR2, 100);
   CHECK_ERRNO(sigtimedwait(&only1, &si, &t5s), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   CHECK_LT(now_ms() - t0, 4000);
@@ -182,8 +182,8 @@ static void test_sigsuspend_and_pause(void) {
   sigset_t hup = set_of(SIGHUP, 0);
   REQUIRE_SYS(sigprocmask(SIG_BLOCK, &s, NULL));
   struct delayed d;
-  send_later(&d, SIGUSR1, 100);
   double t0 = now_ms();
+  send_later(&d, SIGUSR1, 100);
   usr1_runs = 0;
   CHECK_ERRNO(sigsuspend(&hup), EINTR);  // waits with only SIGHUP blocked
   CHECK_GE(now_ms() - t0, 90);
@@ -206,14 +206,14 @@ static void test_sigsuspend_and_pause(void) {
   REQUIRE_SYS(sigprocmask(SIG_UNBLOCK, &s, NULL));
 
   // pause(): glibc's is ppoll(NULL, 0, NULL, NULL) on arm64.
-  send_later(&d, SIGUSR1, 100);
   t0 = now_ms();
+  send_later(&d, SIGUSR1, 100);
   CHECK_ERRNO(pause(), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   CHECK_EQ(usr1_runs, 3);
   pthread_join(d.thread, NULL);
-  send_later(&d, SIGUSR1, 100);
   t0 = now_ms();
+  send_later(&d, SIGUSR1, 100);
   CHECK_ERRNO(syscall(SYS_ppoll, NULL, 0, NULL, NULL, 8), EINTR);
   CHECK_GE(now_ms() - t0, 90);
   CHECK_EQ(usr1_runs, 4);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "emu/address_space.h"
+#include "emu/block_exit.h"
 #include "emu/run_lock.h"
 
 namespace emu {
@@ -98,6 +99,32 @@ TEST_F(VcpuKickTest, KicksFromAnotherThreadStopAtABlockStartAndReplayNothing) {
   // hang), and the guest made progress between them.
   EXPECT_GT(stops, 10);
   EXPECT_GT(counter(), 0u);
+}
+
+TEST_F(VcpuKickTest, AKickWhoseCounterFlagWasOverwrittenStillStops) {
+  // The state a kick leaves when it loses its race with the engine's unfenced clearing of the counter flag
+  // (emu/block_exit.cpp): exit_request set, the flag at block starts clear. A vCPU in a chained loop never
+  // goes back to the loop that reads exit_request, so only the block-start test of it can stop the vCPU.
+  ASSERT_TRUE(cpu_->stops_by_kick());
+  std::atomic<bool> stopped{false};
+  StopInfo stop;
+  std::thread runner([&] {
+    stop = cpu_->run();
+    stopped.store(true);
+  });
+  while (!cpu_->in_code()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the block is chained to itself by now
+  const uint64_t before = counter();
+  set_exit_request_only(cpu_->uc());
+  for (int i = 0; i < 5000 && !stopped.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const bool stopped_by_exit_request = stopped.load();
+  if (!stopped_by_exit_request) cpu_->request(Vcpu::kRequestYield);  // a real kick, so the test ends anyway
+  runner.join();
+  EXPECT_TRUE(stopped_by_exit_request) << "the vCPU kept running with exit_request set for 5 s";
+  EXPECT_EQ(stop.kind, StopKind::kRequest);
+  EXPECT_EQ(cpu_->pc(), kCode);
+  EXPECT_GT(before, 0u);
+  EXPECT_EQ(counter(), cpu_->x(2));
 }
 
 }  // namespace

@@ -158,7 +158,7 @@ class Vcpu {
   uint64_t window_start_ns_ = 0;    // when fills_ started counting
   uint64_t tlb_size_estimate_ = 0;  // what QEMU's dynamic TLB has grown to, as far as we can tell
   // Debugger state (emu/vcpu_debug.cpp); touched only by the thread that runs this vCPU.
-  std::vector<uint64_t> breakpoints_;                   // sorted
+  std::vector<uint64_t> breakpoints_;                  // sorted
   std::vector<std::pair<uint64_t, int>> watch_pages_;  // (page, permissions denied)
   bool watch_bypass_ = false;
   bool single_step_ = false;

@@ -252,6 +252,23 @@ void Vcpu::set_idle(const Process* pool) {
   run_evicted_.store(false, std::memory_order_relaxed);
 }
 
+namespace {
+
+// A system call that made a host call: a host signal on its way is queued before the call returns, with the
+// run lock released while the intake thread works (signals/host_signals.h).
+void settle_host_signals(RunLock& lock, Vcpu* self) {
+  if (!signals::host_signals_in_flight()) return;
+  if (lock.held_by(self)) {
+    RunLockReleaser unlocked(lock, self);
+    signals::sync_host_signals();
+  } else {
+    signals::sync_host_signals();
+  }
+  RunLockReleaser::took_host_call();  // the releaser's own mark
+}
+
+}  // namespace
+
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {
@@ -270,15 +287,7 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         syscalls::dispatch(t);
         // A host signal sent before what the call saw (data another process wrote after its kill) is the
         // guest's before the call returns (signals/host_signals.h).
-        if (RunLockReleaser::took_host_call() && signals::host_signals_in_flight()) {
-          if (lock.held_by(self)) {
-            RunLockReleaser unlocked(lock, self);
-            signals::sync_host_signals();
-          } else {
-            signals::sync_host_signals();
-          }
-          RunLockReleaser::took_host_call();
-        }
+        if (RunLockReleaser::took_host_call()) settle_host_signals(lock, self);
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
         // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
         if (t.interrupted() || t.restart.code != 0) {

@@ -241,11 +241,15 @@ bool stop_host_signal_intake(emu::Process& proc) {
   HostIntake& in = proc.intake;
   const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
   if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  const int before = host_thread_count();
+  if (before != 2) return false;  // threads besides the caller and the intake thread: the call fails anyway
   siginfo_t m = marker(kQuitMagic, 0);
   if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
-  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds).
-  for (int i = 0; i < 2000 && host_thread_count() > 1; ++i) ::usleep(500);
+  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds). Other
+  // host threads (a CLONE_VM child's helper) stay: then the call gets the host's multithreaded answer, and
+  // this wait must not outlast the intake thread's own end (100 ms at most).
+  for (int i = 0; i < 200 && host_thread_count() >= before; ++i) ::usleep(500);
   return true;
 }
 

@@ -75,23 +75,12 @@ class RunLock {
 // kLeaveReleased: with guest code in parallel, the lock stays released: for a wait whose handler touches only
 // its own thread's state afterwards, so the woken thread returns to guest code without waiting for a lock
 // the waker often still holds (Vcpu::on_interrupt takes it again if a signal is to be delivered).
-// Every releaser also marks the thread (took_host_call): its system call made a host call that may sleep
+// Every releaser also marks its vCPU (Vcpu::mark_host_call): its system call made a host call that may sleep
 // or see what another process did, so the way back to guest code settles host signals first.
 class RunLockReleaser {
  public:
   enum Then { kReacquire, kLeaveReleased };
-  RunLockReleaser(RunLock& lock, Vcpu* self, Then then = kReacquire) : lock_(lock), self_(self), then_(then) {
-    lock_.release(self_);
-    t_host_call_mark = true;
-  }
-  // Marks the thread as one that made such a call (the dispatcher, for reads that found data at once).
-  static void mark_host_call() { t_host_call_mark = true; }
-  // True (once) when a RunLockReleaser ran in this thread, or mark_host_call, since the last call.
-  static bool took_host_call() {
-    const bool v = t_host_call_mark;
-    t_host_call_mark = false;
-    return v;
-  }
+  RunLockReleaser(RunLock& lock, Vcpu* self, Then then = kReacquire);
   ~RunLockReleaser();
   RunLockReleaser(const RunLockReleaser&) = delete;
   RunLockReleaser& operator=(const RunLockReleaser&) = delete;
@@ -100,7 +89,6 @@ class RunLockReleaser {
   RunLock& lock_;
   Vcpu* self_;
   Then then_;
-  static thread_local bool t_host_call_mark;
 };
 
 }  // namespace emu

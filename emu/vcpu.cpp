@@ -264,7 +264,7 @@ void settle_host_signals(RunLock& lock, Vcpu* self) {
   } else {
     signals::sync_host_signals();
   }
-  RunLockReleaser::took_host_call();  // the releaser's own mark
+  self->take_host_call_mark();  // the releaser's own mark
 }
 
 }  // namespace
@@ -287,7 +287,7 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         syscalls::dispatch(t);
         // A host signal sent before what the call saw (data another process wrote after its kill) is the
         // guest's before the call returns (signals/host_signals.h).
-        if (RunLockReleaser::took_host_call()) settle_host_signals(lock, self);
+        if (self->take_host_call_mark()) settle_host_signals(lock, self);
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
         // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
         if (t.interrupted() || t.restart.code != 0) {

@@ -125,7 +125,18 @@ class Vcpu {
   // Which debugger state (gdb::Debugger's generation) this vCPU has applied.
   uint64_t debug_generation = 0;
 
+  // Set when a system call of this vCPU's thread made a host call that may sleep (RunLockReleaser) or read
+  // what another process made; taken on the way back to guest code (host_signals_in_flight). Only the
+  // vCPU's own thread touches it.
+  void mark_host_call() { host_call_mark_ = true; }
+  bool take_host_call_mark() {
+    const bool v = host_call_mark_;
+    host_call_mark_ = false;
+    return v;
+  }
+
  private:
+  bool host_call_mark_ = false;
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
   static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);

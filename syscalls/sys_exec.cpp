@@ -32,14 +32,14 @@ constexpr int kMaxScriptDepth = 4;
 // pointer. Beyond it the call is E2BIG, so the strings a64run copies are bounded as the kernel's are.
 uint64_t exec_strings_limit() {
   constexpr uint64_t kStkLim = 8ull << 20;
-  constexpr uint64_t kArgMax = 32 * 4096;
+  constexpr uint64_t kArgMax = uint64_t{32} * 4096;
   rlimit rl{};
   const uint64_t stack = ::getrlimit(RLIMIT_STACK, &rl) == 0 ? rl.rlim_cur : kStkLim;
   return std::max(std::min(kStkLim / 4 * 3, stack / 4), kArgMax);
 }
 
 int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out, uint64_t* budget) {
-  constexpr size_t kMaxArgStrlen = 32 * 4096;  // MAX_ARG_STRLEN
+  constexpr size_t kMaxArgStrlen = size_t{32} * 4096;  // MAX_ARG_STRLEN
   out->clear();
   if (addr == 0) return 0;
   for (size_t i = 0;; ++i) {

@@ -17,6 +17,8 @@
 #include <cstring>
 #include <mutex>
 
+#include <fmt/core.h>
+
 #include "emu/task.h"
 #include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
@@ -148,10 +150,21 @@ void* intake_main(void* arg) {
 }
 
 // Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
-// the guest reads from now on leave it out (a few tens of microseconds, once per process).
+// the guest reads from now on leave it out (a few tens of microseconds, once per process). When the host
+// refuses the thread (after unshare(CLONE_NEWPID) or setns to a PID namespace the kernel lets no process
+// start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the process goes on without one: its pid
+// mark is cleared, so nothing waits for a thread that will never come (has_intake, forward_to_intake), and
+// host signals stay pending, blocked. Said once on stderr: the guest no longer hears kill(2) from outside.
 void start_intake_thread(emu::Process& proc) {
   pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
+  if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
+    __atomic_store_n(&proc.intake.pid, 0, __ATOMIC_RELEASE);
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      fmt::print(stderr, "a64run: cannot start the signal intake thread ({}): host signals stay pending\n",
+                 std::strerror(err));
+    return;
+  }
   pthread_detach(th);
   while (__atomic_load_n(&proc.intake.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
 }

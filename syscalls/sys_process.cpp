@@ -238,9 +238,16 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
-  if (flags & CLONE_NEWUSER)
-    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(flags & kNamespaces), 0);
-  return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+  if (!(flags & CLONE_NEWUSER)) return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+  // A new PID namespace for the children forbids the process any new thread (copy_process: EINVAL for
+  // CLONE_THREAD when pid_ns_for_children is not the task's own), the intake thread's restart too: it comes
+  // second, from inside the new user namespace, which then owns it as the kernel's single call would make
+  // it. (Not atomic: if the second step fails, ENOSPC at the nesting or count limit, the user namespace
+  // stays, which Linux's single call would not leave.)
+  const int64_t r =
+      single_threaded_host_call(t, SYS_unshare, static_cast<long>(flags & kNamespaces & ~CLONE_NEWPID), 0);
+  if (r != 0 || !(flags & CLONE_NEWPID)) return r;
+  return guest::from_host(::syscall(SYS_unshare, CLONE_NEWPID));
 }
 
 // setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake

@@ -93,7 +93,9 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
   pthread_attr_destroy(&attr);
   if (err != 0) {
     delete child;
-    return -EAGAIN;
+    // glibc passes clone's error on: EINVAL is the kernel's (a PID namespace for the children that is not
+    // the process's own, after unshare(CLONE_NEWPID) or setns), the rest are out of resources.
+    return err == EINVAL ? -EINVAL : -EAGAIN;
   }
   while (start.tid.load(std::memory_order_acquire) == 0) t.park().wait(nullptr, CLOCK_MONOTONIC);
   return start.tid.load(std::memory_order_acquire);

@@ -10,6 +10,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -261,8 +262,17 @@ bool stop_host_signal_intake(emu::Process& proc) {
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
   // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds). Other
   // host threads (a CLONE_VM child's helper) stay: then the call gets the host's multithreaded answer, and
-  // this wait must not outlast the intake thread's own end (100 ms at most).
-  for (int i = 0; i < 200 && host_thread_count() >= before; ++i) ::usleep(500);
+  // this wait must not outlast the intake thread's own end (100 ms at most). Measured on the clock, with
+  // yields, not sleeps: the guest's timer slack (prctl PR_SET_TIMERSLACK, the host thread's own) stretches
+  // every sleep of this thread, to seconds if the guest asks.
+  timespec start{};
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &start);
+  while (host_thread_count() >= before) {
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) > 100000000L) break;
+    sched_yield();
+  }
   return true;
 }
 

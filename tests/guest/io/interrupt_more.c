@@ -3,7 +3,8 @@
 // ignores that one), and of clock_nanosleep on the process's CPU-time clock, without SA_RESTART: each fails
 // with EINTR after really blocking (the sleep writes the CPU time left). A helper thread sends SIGUSR1 to the
 // blocked thread after 100 ms and unblocks the call 1.5 s later (a datagram, a drained pipe, CPU time spent),
-// so an emulator that misses the signal fails the check instead of hanging. Also: vmsplice with
+// so an emulator that misses the signal fails the check instead of hanging. vmsplice waits (and a signal
+// ends the wait) on a pipe that is O_NONBLOCK too. Also: vmsplice with
 // SPLICE_F_NONBLOCK never waits, recv(MSG_ERRQUEUE) on AF_UNIX receives the data that is there, and on a UDP
 // socket with an empty error queue it fails with EAGAIN at once.
 #define _GNU_SOURCE
@@ -75,9 +76,12 @@ static void fill_pipe(void) {
   fcntl(pipe_fds[1], F_SETFL, fl);
 }
 
-static void test_vmsplice(void) {
+// With `nonblocking`, the pipe's write end is O_NONBLOCK: vmsplice ignores that (only SPLICE_F_NONBLOCK
+// counts, fs/splice.c wait_for_space) and waits all the same, which the signal ends.
+static void test_vmsplice(int nonblocking) {
   REQUIRE_SYS(pipe(pipe_fds));
   fill_pipe();
+  if (nonblocking) REQUIRE_SYS(fcntl(pipe_fds[1], F_SETFL, O_NONBLOCK));
   struct iovec iov = {page, sizeof page};
   errno = 0;
   CHECK_EQ(vmsplice(pipe_fds[1], &iov, 1, SPLICE_F_NONBLOCK), -1);
@@ -208,7 +212,8 @@ int main(void) {
   struct sigaction sa = {0};
   sa.sa_handler = on_usr1;
   REQUIRE_SYS(sigaction(SIGUSR1, &sa, NULL));
-  test_vmsplice();
+  test_vmsplice(0);
+  test_vmsplice(1);
   test_unix_errqueue();
   test_udp_errqueue();
   test_udp_oob();

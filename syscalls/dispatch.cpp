@@ -198,8 +198,9 @@ void dispatch(Task& t) {
   const bool strace = t.proc().opts().strace;
 
   std::string line;
+  const int entry_tid = t.tid();
   if (strace) {
-    line = fmt::format("[{}] {}(", t.tid(), info ? info->name : fmt::format("syscall_{}", nr));
+    line = fmt::format("[{}] {}(", entry_tid, info ? info->name : fmt::format("syscall_{}", nr));
     if (info && info->format_args) {
       info->format_args(line, t, regs);
     } else {
@@ -241,6 +242,8 @@ void dispatch(Task& t) {
   }
   if (r != kNoReturnValue) cpu.set_x(0, static_cast<uint64_t>(r));
   if (strace && !line.empty()) {
+    // A fork child's clone or vfork comes back in the child: its line carries the child's id.
+    if (t.tid() != entry_tid) line.replace(0, line.find(']') + 1, fmt::format("[{}]", t.tid()));
     line += r == kNoReturnValue ? "?" : format_result(r);
     line += '\n';
     (void)!::write(STDERR_FILENO, line.data(), line.size());

@@ -58,7 +58,8 @@ void usage(FILE* out) {
       "                  /etc/binfmt.d/a64run.conf for the next boots\n"
       "  --binfmt uninstall   remove the registration (and the /etc/binfmt.d file)\n"
       "  --binfmt status      show the registration and other handlers of arm64 programs\n"
-      "  --exec-signal-state=BLOCKED:IGNORED   internal: what a guest execve keeps, from a64run to itself\n"
+      "  --exec-signal-state=BLOCKED:IGNORED[:SIGPENDING:MAX]   internal: what a guest execve keeps (signal\n"
+      "                  mask, ignored signals, RLIMIT_SIGPENDING), from a64run to itself\n"
       "  -h, --help      show this help\n"
       "  --version       show the version, the Unicorn and Capstone versions, and the fast paths this\n"
       "                  build takes\n\n"
@@ -224,8 +225,14 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       char* end = nullptr;
       opts->exec_blocked = std::strtoull(a.c_str() + 20, &end, 16);
       if (*end == ':') opts->exec_ignored = std::strtoull(end + 1, &end, 16);
+      if (*end == ':') {  // the guest's RLIMIT_SIGPENDING (signals::set_guest_sigpending_limit)
+        rlimit pending{};
+        pending.rlim_cur = std::strtoull(end + 1, &end, 16);
+        if (*end == ':') pending.rlim_max = std::strtoull(end + 1, &end, 16);
+        signals::set_guest_sigpending_limit(pending);
+      }
       if (*end != '\0') {
-        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED in hexadecimal\n", a);
+        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
         return 2;
       }
       continue;

@@ -249,7 +249,11 @@ void exec_state(emu::Task& t, uint64_t* blocked, uint64_t* ignored) {
 std::string exec_state_arg(emu::Task& t) {
   uint64_t blocked, ignored;
   exec_state(t, &blocked, &ignored);
-  return fmt::format("--exec-signal-state={:x}:{:x}", blocked, ignored);
+  rlimit pending{};
+  if (!guest_sigpending_limit(&pending))
+    return fmt::format("--exec-signal-state={:x}:{:x}", blocked, ignored);
+  return fmt::format("--exec-signal-state={:x}:{:x}:{:x}:{:x}", blocked, ignored, pending.rlim_cur,
+                     pending.rlim_max);
 }
 
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "emu/task.h"
@@ -16,10 +17,17 @@
 namespace signals {
 namespace {
 
+// The guest's RLIMIT_SIGPENDING once it set one (guest_sigpending_limit): a64run never lowers the host's,
+// since its own wake and marker signals are host RT signals, which a tgkill or rt_sigqueueinfo past the
+// limit does not queue (EAGAIN): a lowered limit would leave a thread parked in a host call for good.
+std::atomic<bool> g_sigpending_set{false};
+std::atomic<uint64_t> g_sigpending_cur{0};
+std::atomic<uint64_t> g_sigpending_max{0};
+
 size_t sigpending_limit() {
   rlimit rl{};
-  if (getrlimit(RLIMIT_SIGPENDING, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
-  return rl.rlim_cur;
+  if (!guest_sigpending_limit(&rl) && getrlimit(RLIMIT_SIGPENDING, &rl) != 0) return SIZE_MAX;
+  return rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX : rl.rlim_cur;
 }
 
 // Wakes t so it reaches a safe point: its vCPU stops at the next block, and any wait it is in returns.
@@ -42,6 +50,19 @@ int64_t enqueue_locked(ProcessSignals& ps, PendingQueue& q, const guest::siginfo
 }
 
 }  // namespace
+
+bool guest_sigpending_limit(rlimit* out) {
+  if (!g_sigpending_set.load(std::memory_order_acquire)) return false;
+  out->rlim_cur = g_sigpending_cur.load(std::memory_order_relaxed);
+  out->rlim_max = g_sigpending_max.load(std::memory_order_relaxed);
+  return true;
+}
+
+void set_guest_sigpending_limit(const rlimit& limit) {
+  g_sigpending_cur.store(limit.rlim_cur, std::memory_order_relaxed);
+  g_sigpending_max.store(limit.rlim_max, std::memory_order_relaxed);
+  g_sigpending_set.store(true, std::memory_order_release);
+}
 
 bool is_restart_code(int64_t r) {
   return r == kERESTARTSYS || r == kERESTARTNOINTR || r == kERESTARTNOHAND || r == kERESTART_RESTARTBLOCK;

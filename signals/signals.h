@@ -2,6 +2,8 @@
 // points (syscall exit, block-hook stops) with Linux's restart rules, faults, and death by signal.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <string>
 
@@ -65,6 +67,11 @@ uint64_t map_trampoline(emu::Process& proc);
 // (from the exec'ing thread), apply_exec_state sets them in the new program's first thread before any
 // signal is taken.
 std::string exec_state_arg(emu::Task& t);
+// The guest's RLIMIT_SIGPENDING, kept apart from the host's (send.cpp): false while the guest has set none
+// (the host's is the guest's). getrlimit and prlimit of the guest's own process read and set it; it bounds
+// the RT signals queued for the guest, and an execve keeps it (exec_state_arg).
+bool guest_sigpending_limit(rlimit* out);
+void set_guest_sigpending_limit(const rlimit& limit);
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
 // The host thread's blocked signals and the host's ignored ones, as a64run was started with them: a
 // program a64run starts inherits them as from an execve.

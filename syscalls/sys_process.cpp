@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
@@ -296,15 +297,54 @@ SysResult sys_setsid(Task&) {
 // prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
 // describe the emulator rather than the guest (RLIMIT_AS, RLIMIT_DATA) still go to the host: lowering them
 // can make the emulator itself fail to allocate, as a real kernel would refuse the guest.
+namespace {
+
+bool has_cap_sys_resource() {
+  CapHeader h{0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+  CapData d[2]{};
+  return ::syscall(SYS_capget, &h, d) == 0 && (d[0].effective & (1u << 24 /* CAP_SYS_RESOURCE */)) != 0;
+}
+
+// RLIMIT_SIGPENDING of the guest's own process: the guest's value is a64run's (signals::
+// guest_sigpending_limit), the host's is only ever raised, never lowered (a64run's wake signals need it).
+// The checks are do_prlimit's: soft above hard is EINVAL; a hard limit raised needs CAP_SYS_RESOURCE.
+int64_t own_sigpending_limit(const rlimit* nl, rlimit* ol) {
+  rlimit host{};
+  if (::prlimit(0, RLIMIT_SIGPENDING, nullptr, &host) != 0) return -errno;
+  rlimit cur = host;
+  signals::guest_sigpending_limit(&cur);
+  if (nl != nullptr) {
+    if (nl->rlim_cur > nl->rlim_max) return -EINVAL;
+    // Above the host's hard limit the host's own prlimit below judges; up to it, the guest's lowered one.
+    if (nl->rlim_max > cur.rlim_max && nl->rlim_max <= host.rlim_max && !has_cap_sys_resource())
+      return -EPERM;
+    const rlimit up{std::max(host.rlim_cur, nl->rlim_cur), std::max(host.rlim_max, nl->rlim_max)};
+    if ((up.rlim_cur != host.rlim_cur || up.rlim_max != host.rlim_max) &&
+        ::prlimit(0, RLIMIT_SIGPENDING, &up, nullptr) != 0)
+      return -errno;
+    signals::set_guest_sigpending_limit(*nl);
+  }
+  if (ol != nullptr) *ol = cur;
+  return 0;
+}
+
+}  // namespace
+
 SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t> new_limit,
                         GuestPtr<uint64_t> old_limit) {
   if (resource < 0 || resource >= RLIM_NLIMITS) return -EINVAL;
   struct rlimit nl {
   }, ol{};
   if (!new_limit.null() && emu::copy_in(t.as(), &nl, new_limit.addr, sizeof nl) != 0) return -EFAULT;
-  if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
-                old_limit.null() ? nullptr : &ol) != 0)
+  if (resource == RLIMIT_SIGPENDING && (pid == 0 || pid == t.proc().host_pid())) {
+    if (const int64_t r =
+            own_sigpending_limit(new_limit.null() ? nullptr : &nl, old_limit.null() ? nullptr : &ol);
+        r != 0)
+      return r;
+  } else if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
+                       old_limit.null() ? nullptr : &ol) != 0) {
     return -errno;
+  }
   if (!old_limit.null() && emu::copy_out(t.as(), old_limit.addr, &ol, sizeof ol) != 0) return -EFAULT;
   return 0;
 }

@@ -19,6 +19,8 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_TARGETS = elf_fuzzer sigframe_fuzzer syscall_args_fuzzer
 FUZZ_TARGET ?= $(FUZZ_TARGETS)
 FUZZ_SECONDS ?= 200
+# A signal frame is 4688 bytes, and an extra_context's data may follow it: more than libFuzzer's 4096.
+FUZZ_FLAGS_sigframe_fuzzer = -max_len=16384
 FUZZ_CORPUS ?= tests/fuzz/corpus
 FUZZ_ARGS ?=
 
@@ -68,11 +70,9 @@ deb: all
 fuzz:
 	$(call configure,$(FUZZ_BUILD),-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DA64RUN_FUZZ=ON)
 	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
-	set -e; for t in $(FUZZ_TARGET); do \
-	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
-	  $(FUZZ_BUILD)/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus/$$t \
-	    $$(test -d $(FUZZ_CORPUS)/$$t && echo $(FUZZ_CORPUS)/$$t); \
-	done
+	$(foreach t,$(FUZZ_TARGET),mkdir -p $(FUZZ_BUILD)/corpus/$(t) && \
+	  $(FUZZ_BUILD)/tests/fuzz/$(t) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS_$(t)) $(FUZZ_ARGS) \
+	    $(FUZZ_BUILD)/corpus/$(t) $(wildcard $(FUZZ_CORPUS)/$(t)) && ) true
 
 # The syscall fuzzer (tests/sysfuzz, docs/fuzzing.md): a campaign of SECONDS seconds from seed SEED (SEEDS
 # children at most, CALLS calls each) under the ASan build; SYSFUZZ_BUILD=build SYSFUZZ_CMAKE= runs the release

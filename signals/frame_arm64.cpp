@@ -92,9 +92,8 @@ ParsedFrame restore_rt_frame(emu::Task& t) {
   emu::CpuState st;
   emu::save_cpu_state(t.cpu(), &st);
   emu::AddressSpace& as = t.as();
-  const ParsedFrame f = parse_rt_frame(st.sp, [&as](uint64_t addr, void* dst, size_t len) {
-    return emu::copy_in(as, dst, addr, len) == 0;
-  });
+  const ParsedFrame f = parse_rt_frame(
+      st.sp, [&as](uint64_t addr, void* dst, size_t len) { return emu::copy_in(as, dst, addr, len) == 0; });
   if (!f.regs_loaded) return f;
   memcpy(st.x, f.regs, sizeof st.x);
   st.sp = f.sp;

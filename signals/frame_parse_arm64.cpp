@@ -109,7 +109,8 @@ bool walk_records(const FrameBytes& f, uint64_t frame_addr, uint64_t* fpsimd, ui
         break;
       case guest::kEXTRA_MAGIC:
         if (have_extra) return false;
-        if (!enter_extra(f, frame_addr, base + offset, head.size, limit - offset, &base, &limit)) return false;
+        if (!enter_extra(f, frame_addr, base + offset, head.size, limit - offset, &base, &limit))
+          return false;
         have_extra = true;
         offset = 0;
         continue;

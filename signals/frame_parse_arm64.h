@@ -14,7 +14,7 @@ namespace signals {
 using GuestReader = std::function<bool(uint64_t addr, void* dst, size_t len)>;
 
 // arch/arm64/kernel/signal.c SIGFRAME_MAXSZ: how far past the frame an extra_context may reach.
-inline constexpr uint64_t kSigframeMaxSize = 256 * 1024;
+inline constexpr uint64_t kSigframeMaxSize = uint64_t{256} * 1024;
 inline constexpr uint64_t kPstateNzcv = 0xf0000000ull;
 
 // What rt_sigreturn takes from the frame at `frame_addr`. The kernel loads the mask and the registers before

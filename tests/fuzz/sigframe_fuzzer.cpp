@@ -100,7 +100,9 @@ void check_altstack(const ParsedFrame& f) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Memory m{std::span<const uint8_t>(data, size)};
-  const signals::GuestReader read = [&m](uint64_t addr, void* dst, size_t len) { return m.read(addr, dst, len); };
+  const signals::GuestReader read = [&m](uint64_t addr, void* dst, size_t len) {
+    return m.read(addr, dst, len);
+  };
   const ParsedFrame f = signals::parse_rt_frame(kFrameAddr, read);
   if (!f.regs_loaded) fail("an aligned frame in range had no registers loaded");
   check_registers(m, f);
@@ -109,9 +111,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     check_altstack(f);
   }
   // The same bytes at a misaligned address are refused before anything is read.
-  const ParsedFrame odd = signals::parse_rt_frame(kFrameAddr + 8, [](uint64_t, void*, size_t) -> bool {
-    fail("a misaligned frame was read");
-  });
+  const ParsedFrame odd = signals::parse_rt_frame(
+      kFrameAddr + 8, [](uint64_t, void*, size_t) -> bool { fail("a misaligned frame was read"); });
   if (odd.valid || odd.regs_loaded || odd.mask_loaded) fail("a misaligned frame was not refused");
   return 0;
 }

@@ -12,7 +12,8 @@
 namespace signals::sigframe_testing {
 
 inline constexpr uint64_t kFrameAddr = 0x40000;  // where the fuzzer's frame lies: 16-byte aligned
-inline constexpr uint64_t kMcontext = offsetof(guest::rt_sigframe, uc) + offsetof(guest::ucontext, uc_mcontext);
+inline constexpr uint64_t kMcontext =
+    offsetof(guest::rt_sigframe, uc) + offsetof(guest::ucontext, uc_mcontext);
 inline constexpr uint64_t kRegsAt = kMcontext + offsetof(guest::sigcontext, regs);
 inline constexpr uint64_t kSpAt = kMcontext + offsetof(guest::sigcontext, sp);
 inline constexpr uint64_t kPcAt = kMcontext + offsetof(guest::sigcontext, pc);

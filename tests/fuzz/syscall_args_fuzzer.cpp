@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -43,6 +44,15 @@ T take(std::span<const uint8_t> p, size_t at = 0) {
   return v;
 }
 
+// The bytes of a struct: what copy_out hands the guest, padding included (a conversion must not leave
+// indeterminate bytes there), so equality is meant byte for byte.
+template <typename T>
+std::array<uint8_t, sizeof(T)> bytes_of(const T& v) {
+  std::array<uint8_t, sizeof(T)> out;
+  memcpy(out.data(), &v, sizeof v);
+  return out;
+}
+
 bool fd_ok(int fd) {
   return fd % 7 != 3;  // stands for a64run's reserved descriptors
 }
@@ -70,7 +80,8 @@ void cmsgs_out(std::span<const uint8_t> g) {
   if (r != 0) fail("cmsgs_to_host returned neither 0 nor -EBADF");
   if (walk_cmsgs(h) != gw) fail("the host chain walks differently from the guest's");
   for (const CmsgHeader& c : gw) {
-    if (!c.bad && memcmp(h.data() + c.off, g.data() + c.off, c.len) != 0) fail("a message changed on its way");
+    if (!c.bad && memcmp(h.data() + c.off, g.data() + c.off, c.len) != 0)
+      fail("a message changed on its way");
   }
 }
 
@@ -84,7 +95,8 @@ void cmsgs_in(std::span<const uint8_t> p) {
   const std::vector<CmsgHeader> hw = walk_cmsgs(h.first(n));
   if (walk_cmsgs(std::span<const uint8_t>(g.data(), n)) != hw) fail("the guest chain walks differently");
   for (const CmsgHeader& c : hw) {
-    if (!c.bad && memcmp(g.data() + c.off, h.data() + c.off, c.len) != 0) fail("a message changed on its way");
+    if (!c.bad && memcmp(g.data() + c.off, h.data() + c.off, c.len) != 0)
+      fail("a message changed on its way");
   }
 }
 
@@ -95,8 +107,9 @@ void iovecs(std::span<const uint8_t> p) {
   if (!v.empty()) memcpy(v.data(), p.data(), v.size() * sizeof(guest::iovec));
   const std::vector<guest::iovec> before = v;
   const int64_t r = guest::clamp_iovecs(v);
-  const bool negative = std::any_of(before.begin(), before.end(),
-                                    [](const guest::iovec& x) { return static_cast<int64_t>(x.iov_len) < 0; });
+  const bool negative = std::any_of(before.begin(), before.end(), [](const guest::iovec& x) {
+    return static_cast<int64_t>(x.iov_len) < 0;
+  });
   if (negative) {
     if (r != -EINVAL) fail("a negative iovec length was not EINVAL");
     return;
@@ -115,7 +128,7 @@ void siginfos(std::span<const uint8_t> p) {
   const auto h = take<::siginfo_t>(p);
   const guest::siginfo g = guest::to_guest(h);
   const guest::siginfo g2 = guest::to_guest(guest::to_host(g));
-  if (memcmp(&g, &g2, sizeof g) != 0) fail("siginfo does not survive a round trip");
+  if (bytes_of(g) != bytes_of(g2)) fail("siginfo does not survive a round trip");
   if (g.si_signo != h.si_signo || g.si_code != h.si_code || g.si_errno != h.si_errno)
     fail("siginfo header fields changed");
   const auto gi = take<guest::siginfo>(p);
@@ -126,9 +139,11 @@ void siginfos(std::span<const uint8_t> p) {
 
 void open_flags(std::span<const uint8_t> p) {
   const auto g = take<uint32_t>(p);
-  if (guest::guest_open_flags(guest::host_open_flags(g)) != g) fail("open flags guest -> host not a bijection");
+  if (guest::guest_open_flags(guest::host_open_flags(g)) != g)
+    fail("open flags guest -> host not a bijection");
   const auto h = take<int32_t>(p, 4);
-  if (guest::host_open_flags(guest::guest_open_flags(h)) != h) fail("open flags host -> guest not a bijection");
+  if (guest::host_open_flags(guest::guest_open_flags(h)) != h)
+    fail("open flags host -> guest not a bijection");
 }
 
 // Conversions whose guest and host layouts carry the same fields: guest -> host -> guest is the identity.
@@ -136,7 +151,7 @@ template <typename G>
 void exact(std::span<const uint8_t> p, const char* what) {
   const auto g = take<G>(p);
   const G back = guest::to_guest(guest::to_host(g));
-  if (memcmp(&g, &back, sizeof g) != 0) fail(what);
+  if (bytes_of(g) != bytes_of(back)) fail(what);
 }
 
 // With padding or fields only one side has: one round trip reaches a fixed point.
@@ -144,23 +159,35 @@ template <typename G>
 void fixpoint(std::span<const uint8_t> p, const char* what) {
   const G once = guest::to_guest(guest::to_host(take<G>(p)));
   const G twice = guest::to_guest(guest::to_host(once));
-  if (memcmp(&once, &twice, sizeof once) != 0) fail(what);
+  if (bytes_of(once) != bytes_of(twice)) fail(what);
 }
 
 void structs(uint8_t which, std::span<const uint8_t> p) {
   switch (which % 12) {
-    case 0: return exact<guest::timespec>(p, "timespec");
-    case 1: return exact<guest::timeval>(p, "timeval");
-    case 2: return exact<guest::itimerspec>(p, "itimerspec");
-    case 3: return exact<guest::itimerval>(p, "itimerval");
-    case 4: return exact<guest::winsize>(p, "winsize");
-    case 5: return exact<guest::timezone>(p, "timezone");
-    case 6: return fixpoint<guest::epoll_event>(p, "epoll_event");
-    case 7: return fixpoint<guest::flock>(p, "flock");
-    case 8: return fixpoint<guest::mq_attr>(p, "mq_attr");
-    case 9: return fixpoint<guest::shmid64_ds>(p, "shmid64_ds");
-    case 10: return fixpoint<guest::semid64_ds>(p, "semid64_ds");
-    default: return fixpoint<guest::msqid64_ds>(p, "msqid64_ds");
+    case 0:
+      return exact<guest::timespec>(p, "timespec");
+    case 1:
+      return exact<guest::timeval>(p, "timeval");
+    case 2:
+      return exact<guest::itimerspec>(p, "itimerspec");
+    case 3:
+      return exact<guest::itimerval>(p, "itimerval");
+    case 4:
+      return exact<guest::winsize>(p, "winsize");
+    case 5:
+      return exact<guest::timezone>(p, "timezone");
+    case 6:
+      return fixpoint<guest::epoll_event>(p, "epoll_event");
+    case 7:
+      return fixpoint<guest::flock>(p, "flock");
+    case 8:
+      return fixpoint<guest::mq_attr>(p, "mq_attr");
+    case 9:
+      return fixpoint<guest::shmid64_ds>(p, "shmid64_ds");
+    case 10:
+      return fixpoint<guest::semid64_ds>(p, "semid64_ds");
+    default:
+      return fixpoint<guest::msqid64_ds>(p, "msqid64_ds");
   }
 }
 
@@ -182,13 +209,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::span<const uint8_t> p(data + 1, size - 1);
   switch (data[0] % 8) {
-    case 0: cmsgs_out(p); break;
-    case 1: cmsgs_in(p); break;
-    case 2: iovecs(p); break;
-    case 3: siginfos(p); break;
-    case 4: open_flags(p); break;
-    case 5: bounds(p); break;
-    default: structs(data[0] / 8, p); break;
+    case 0:
+      cmsgs_out(p);
+      break;
+    case 1:
+      cmsgs_in(p);
+      break;
+    case 2:
+      iovecs(p);
+      break;
+    case 3:
+      siginfos(p);
+      break;
+    case 4:
+      open_flags(p);
+      break;
+    case 5:
+      bounds(p);
+      break;
+    default:
+      structs(data[0] / 8, p);
+      break;
   }
   return 0;
 }

@@ -19,7 +19,8 @@ using sigframe_testing::kFrameAddr;
 // Guest memory holding `bytes` at kFrameAddr and nothing else.
 ParsedFrame parse(const std::vector<uint8_t>& bytes, uint64_t addr = kFrameAddr) {
   return parse_rt_frame(addr, [&bytes](uint64_t a, void* dst, size_t len) {
-    if (a < kFrameAddr || a - kFrameAddr > bytes.size() || len > bytes.size() - (a - kFrameAddr)) return false;
+    if (a < kFrameAddr || a - kFrameAddr > bytes.size() || len > bytes.size() - (a - kFrameAddr))
+      return false;
     memcpy(dst, bytes.data() + (a - kFrameAddr), len);
     return true;
   });
@@ -83,11 +84,11 @@ TEST(FrameParseTest, ExtraContextRules) {
     return parse(b).valid;
   };
   EXPECT_TRUE(frame([](std::vector<uint8_t>&, uint64_t) {}));
-  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 8] += 16; }));     // datap elsewhere
-  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 16] += 8; }));     // size not 16-aligned
-  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 32] = 1; }));      // no terminator after it
-  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 4] = 16; }));      // shorter than the struct
-  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 18] = 0x10; }));   // past SIGFRAME_MAXSZ
+  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 8] += 16; }));  // datap elsewhere
+  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 16] += 8; }));  // size not 16-aligned
+  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 32] = 1; }));   // no terminator after it
+  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 4] = 16; }));  // shorter than the struct
+  EXPECT_FALSE(frame([](std::vector<uint8_t>& b, uint64_t e) { b[e + 18] = 0x10; }));  // past SIGFRAME_MAXSZ
   // A second extra_context, in the first one's data.
   FrameImage twice;
   twice.fpsimd();
@@ -136,7 +137,7 @@ TEST(FrameParseTest, PartlyReadableFrame) {
   FrameImage img;
   img.fpsimd();
   std::vector<uint8_t> b = img.bytes();
-  b.resize(sigframe_testing::kRegsAt + 8 * 10);
+  b.resize(sigframe_testing::kRegsAt + 80);  // x0-x9
   const ParsedFrame f = parse(b);
   EXPECT_FALSE(f.valid);
   EXPECT_TRUE(f.mask_loaded);

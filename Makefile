@@ -16,7 +16,11 @@ DEMO_PROG ?= $(BUILD)/tests/guest/demo/demo
 DEMO_ARGS ?=
 
 FUZZ_BUILD ?= build-fuzz
-FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = elf_fuzzer sigframe_fuzzer syscall_args_fuzzer
+FUZZ_TARGET ?= $(FUZZ_TARGETS)
+FUZZ_SECONDS ?= 200
+# A signal frame is 4688 bytes, and an extra_context's data may follow it: more than libFuzzer's 4096.
+FUZZ_FLAGS_sigframe_fuzzer = -max_len=16384
 FUZZ_CORPUS ?= tests/fuzz/corpus
 FUZZ_ARGS ?=
 
@@ -58,14 +62,17 @@ uninstall:
 deb: all
 	bash packaging/build_deb.sh $(BUILD) $(BUILD)
 
-# libFuzzer needs clang (-fsanitize=fuzzer comes from libclang-rt-14-dev). The corpus directory is used
-# when present; new inputs are written to a scratch corpus inside the build tree, not the source tree.
+# The libFuzzer targets (tests/fuzz, docs/fuzzing.md), built with clang (-fsanitize=fuzzer comes from
+# libclang-rt-14-dev) and run one after the other for FUZZ_SECONDS each: 10 minutes in all by default.
+# FUZZ_TARGET=sigframe_fuzzer (or any list) runs only those. Each target's corpus is
+# $(FUZZ_BUILD)/corpus/<target> (its build writes the seeds there; new inputs go there too), plus
+# $(FUZZ_CORPUS)/<target> when present.
 fuzz:
 	$(call configure,$(FUZZ_BUILD),-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DA64RUN_FUZZ=ON)
-	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target elf_fuzzer
-	mkdir -p $(FUZZ_BUILD)/corpus
-	$(FUZZ_BUILD)/tests/fuzz/elf_fuzzer -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus \
-	  $(wildcard $(FUZZ_CORPUS))
+	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
+	$(foreach t,$(FUZZ_TARGET),mkdir -p $(FUZZ_BUILD)/corpus/$(t) && \
+	  $(FUZZ_BUILD)/tests/fuzz/$(t) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS_$(t)) $(FUZZ_ARGS) \
+	    $(FUZZ_BUILD)/corpus/$(t) $(wildcard $(FUZZ_CORPUS)/$(t)) && ) true
 
 # The syscall fuzzer (tests/sysfuzz, docs/fuzzing.md): a campaign of SECONDS seconds from seed SEED (SEEDS
 # children at most, CALLS calls each) under the ASan build; SYSFUZZ_BUILD=build SYSFUZZ_CMAKE= runs the release

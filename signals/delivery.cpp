@@ -204,25 +204,14 @@ void die_with_signal(int sig) {
 }
 
 bool sigreturn(emu::Task& t) {
-  sigset_t mask;
-  guest::stack_t uc_stack;
-  if (!restore_rt_frame(t, &mask, &uc_stack)) return false;
-  record_sigreturn(t);
+  const ParsedFrame f = restore_rt_frame(t);
+  if (f.valid) record_sigreturn(t);
   ProcessSignals& ps = t.proc().signals();
   std::lock_guard lk(ps.sig_lock);
-  set_blocked_locked(t, mask);
-  // restore_altstack: applied unless the thread is on its altstack now; errors other than EFAULT are ignored.
-  guest::stack_t& ss = t.sig().altstack;
-  const uint64_t sp = t.cpu().sp();
-  const bool on_stack = on_altstack(ss, sp);
-  const int mode = uc_stack.ss_flags & ~guest::kSS_FLAG_BITS;
-  if (!on_stack && (mode == 0 || mode == guest::kSS_ONSTACK || mode == guest::kSS_DISABLE)) {
-    if (mode == guest::kSS_DISABLE) {
-      ss = {0, guest::kSS_DISABLE, 0, 0};
-    } else if (uc_stack.ss_size >= guest::kMINSIGSTKSZ) {
-      ss = {uc_stack.ss_sp, uc_stack.ss_flags & guest::kSS_FLAG_BITS, 0, uc_stack.ss_size};
-    }
-  }
+  // restore_sigframe sets the mask before it checks the rest: a bad frame's mask holds too.
+  if (f.mask_loaded) set_blocked_locked(t, f.mask);
+  if (!f.valid) return false;
+  t.sig().altstack = altstack_after_sigreturn(t.sig().altstack, t.cpu().sp(), f.uc_stack);
   return true;
 }
 

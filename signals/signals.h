@@ -55,7 +55,8 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
 // Ends the process the way the signal would: host disposition reset, core dumps off, then the host signal.
 [[noreturn]] void die_with_signal(int sig);
 
-// rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV).
+// rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV); the
+// registers and mask of a corrupt frame are loaded all the same, as Linux loads them before its checks.
 bool sigreturn(emu::Task& t);
 
 // The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process when there is no vDSO (whose

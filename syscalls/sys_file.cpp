@@ -91,16 +91,6 @@ SysResult blocking_fd_call(Task& t, int fd, Call call) {
 
 }  // namespace
 
-int64_t clamp_iovecs(std::span<guest::iovec> iov) {
-  uint64_t total = 0;
-  for (guest::iovec& v : iov) {
-    if (static_cast<int64_t>(v.iov_len) < 0) return -EINVAL;
-    if (v.iov_len > kMaxRwCount - total) v.iov_len = kMaxRwCount - total;
-    total += v.iov_len;
-  }
-  return static_cast<int64_t>(total);
-}
-
 int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count, int prot) {
   if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
   count_ = count;

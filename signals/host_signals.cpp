@@ -251,10 +251,28 @@ void mirror_sigchld_action(const guest::sigaction& act) {
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 
+namespace {
+
+// False once the process has a PID namespace for its children other than its own (unshare(CLONE_NEWPID),
+// setns to one): copy_process then refuses it every new thread, the intake thread's next one too. The
+// kernel's pid_for_children link fails until the new namespace has its first process: unknown counts as
+// other (without /proc at all, as the same).
+bool may_start_threads() {
+  char own[64];
+  char children[64];
+  const ssize_t a = ::readlink("/proc/self/ns/pid", own, sizeof own);
+  if (a <= 0) return true;
+  const ssize_t b = ::readlink("/proc/self/ns/pid_for_children", children, sizeof children);
+  return a == b && std::memcmp(own, children, static_cast<size_t>(a)) == 0;
+}
+
+}  // namespace
+
 bool stop_host_signal_intake(emu::Process& proc) {
   HostIntake& in = proc.intake;
   const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
   if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  if (!may_start_threads()) return false;  // it could not come back
   const int before = host_thread_count();
   if (before != 2) return false;  // threads besides the caller and the intake thread: the call fails anyway
   siginfo_t m = marker(kQuitMagic, 0);

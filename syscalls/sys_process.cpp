@@ -255,6 +255,13 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
 // thread out of the way (single_threaded_host_call).
 SysResult sys_setns(Task& t, int fd, int nstype) {
   if (is_reserved_fd(fd)) return -EBADF;
+  // A pidfd names several namespaces at once: the PID namespace comes last, as in unshare, since from then
+  // on the process may start no thread (an ns file names one type: the split gives its same EINVAL).
+  if ((nstype & CLONE_NEWPID) && (nstype & ~CLONE_NEWPID)) {
+    const int64_t r = single_threaded_host_call(t, SYS_setns, fd, nstype & ~CLONE_NEWPID);
+    if (r != 0) return r;
+    return guest::from_host(::syscall(SYS_setns, fd, CLONE_NEWPID));
+  }
   return single_threaded_host_call(t, SYS_setns, fd, nstype);
 }
 

@@ -581,6 +581,19 @@ static void keep_sigaction(struct fuzz* f, uint64_t* a) {
   (void)f;
 }
 
+// The watchdog must end every wait: a temporary signal mask (rt_sigsuspend, ppoll, pselect6, epoll_pwait)
+// in writable memory of the arena leaves SIGALRM out. (One in read-only memory may still block it: the call
+// then ends as "a timeout in a call that blocks".)
+static void unblock_watchdog(struct fuzz* f, uint64_t mask) {
+  if (f->mode != MODE_FUZZ || !(in_range(mask, BUF_ZONE, BUF_ZONE + BUF_SIZE - 8) ||
+                                in_range(mask, STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 8)))
+    return;
+  uint64_t m;
+  memcpy(&m, (const void*)mask, 8);
+  m &= ~(1ULL << (WATCHDOG_SIG - 1));
+  memcpy((void*)mask, &m, 8);
+}
+
 static void keep_rlimit(uint64_t resource, uint64_t* newp) {
   const uint32_t r = (uint32_t)resource;
   if (r == RLIMIT_AS || r == RLIMIT_DATA || r == RLIMIT_NOFILE || r == RLIMIT_NPROC || r == RLIMIT_CPU ||
@@ -599,13 +612,16 @@ void sanitize_call(struct fuzz* f, const struct call* c, uint64_t* a) {
   } else if (nr == SYS_sigaltstack) {
     if (a[0] != 0 && (readable_random(a[0]) || in_range(a[0], STRUCT_ZONE, ALT_STACK + ALT_SIZE))) a[0] = 0;
   } else if (nr == SYS_rt_sigsuspend) {
-    // The watchdog must end the wait: a mask in writable memory of the arena leaves SIGALRM out.
-    if (f->mode == MODE_FUZZ && (in_range(a[0], BUF_ZONE, BUF_ZONE + BUF_SIZE - 8) ||
-                                 in_range(a[0], STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 8))) {
-      uint64_t m;
-      memcpy(&m, (const void*)a[0], 8);
-      m &= ~(1ULL << (WATCHDOG_SIG - 1));
-      memcpy((void*)a[0], &m, 8);
+    unblock_watchdog(f, a[0]);
+  } else if (nr == SYS_ppoll || nr == SYS_epoll_pwait || nr == SYS_epoll_pwait2) {
+    unblock_watchdog(f, a[nr == SYS_ppoll ? 3 : 4]);
+  } else if (nr == SYS_pselect6) {
+    // The sixth argument points at {const sigset_t* ss; size_t ss_len}.
+    if (in_range(a[5], BUF_ZONE, BUF_ZONE + BUF_SIZE - 16) ||
+        in_range(a[5], STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 16)) {
+      uint64_t ss;
+      memcpy(&ss, (const void*)a[5], 8);
+      unblock_watchdog(f, ss);
     }
   } else if (nr == SYS_fcntl) {
     if ((uint32_t)a[1] == F_SETSIG && deadly_signal(a[2])) a[2] = 0;  // SIGIO instead of a fault signal

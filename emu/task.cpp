@@ -17,6 +17,7 @@
 #include <shared_mutex>
 
 #include "emu/crash_report.h"
+#include "emu/fault_access.h"
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
 #include "gdb/hooks.h"
@@ -241,12 +242,16 @@ void Task::exit_thread(int status) {
       std::shared_lock lk(as().lock());
       if (as().accessible_locked(clear_child_tid, 4, PROT_WRITE)) {
         auto* word = reinterpret_cast<uint32_t*>(as().host(clear_child_tid));
+        const uint32_t zero = 0;
         if (clear_child_tid & 3) {
-          std::memset(word, 0, sizeof *word);
+          cleared = fault_copy(word, &zero, sizeof zero) == 0;
         } else {
-          __atomic_store_n(word, 0u, __ATOMIC_SEQ_CST);
+          // A store that a fault cannot kill (fault_access.h): a swap until it takes.
+          uint32_t cur;
+          int swapped = fault_load32(word, &cur) ? 0 : -1;
+          while (swapped == 0) swapped = fault_cas32(word, &cur, 0);
+          cleared = swapped > 0;
         }
-        cleared = true;
       }
     }
     if (cleared) proc_.futexes().wake(clear_child_tid, 1, ~0u);
@@ -333,11 +338,13 @@ void Task::release_robust_futexes() {
     std::shared_lock lk(as().lock());
     if (!as().accessible_locked(uaddr, 4, PROT_READ | PROT_WRITE)) return;
     auto* word = reinterpret_cast<uint32_t*>(as().host(uaddr));
-    uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+    uint32_t cur;
+    if (!fault_load32(word, &cur)) return;
+    int swapped;
     do {
       if ((cur & FUTEX_TID_MASK) != static_cast<uint32_t>(tid_)) return;
-    } while (!__atomic_compare_exchange_n(word, &cur, (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED, false,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    } while ((swapped = fault_cas32(word, &cur, (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED)) == 0);
+    if (swapped < 0) return;
     lk.unlock();
     if (!(cur & FUTEX_WAITERS)) return;
     proc_.futexes().wake(uaddr, 1, ~0u);

@@ -20,6 +20,7 @@
 
 #include <fmt/core.h>
 
+#include "emu/fault_access.h"
 #include "emu/task.h"
 #include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
@@ -91,8 +92,14 @@ bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
 // would end a64run by its default action, and glibc's handler for 33 would swallow one). SIGSEGV, SIGBUS,
 // SIGILL, SIGFPE and SIGTRAP too: another process may kill() the guest with them, and the guest may ignore
 // or block them. The kernel forces a real fault in the emulator through the block (it unblocks the signal
-// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal.
+// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal. (The intake thread waits
+// for all of them; the others leave SIGSEGV and SIGBUS unblocked: kThreadBlocked.)
 constexpr uint64_t kAsyncSet = ~uint64_t{0};
+// What a64run's threads block: all but SIGSEGV and SIGBUS, whose handler (emu/fault_access.h) must run for a
+// fault in a guarded access to guest memory (a fault on a blocked signal kills at once); the handler passes
+// one another process sent on to the intake thread.
+constexpr uint64_t kThreadBlocked =
+    kAsyncSet & ~(uint64_t{1} << (SIGSEGV - 1)) & ~(uint64_t{1} << (SIGBUS - 1));
 
 constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
 constexpr int kGlibcSetxid = 33;
@@ -210,8 +217,11 @@ void after_first_thread() {
 
 void start_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
-  const uint64_t set = kAsyncSet;
+  emu::install_fault_handler();
+  const uint64_t set = kThreadBlocked;
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
+  const uint64_t faults = kAsyncSet & ~kThreadBlocked;
+  ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &faults, nullptr, sizeof faults);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
@@ -234,7 +244,7 @@ void restart_host_signal_intake(emu::Process& proc) {
 }
 
 void block_after_thread_start() {
-  const uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
+  const uint64_t set = kThreadBlocked & ~(uint64_t{1} << (wake_signal() - 1));
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
 }
 

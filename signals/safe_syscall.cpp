@@ -140,6 +140,10 @@ void install_raw_handler(int sig, void (*handler)(int, siginfo_t*, void*)) {
   ::syscall(SYS_rt_sigaction, sig, &sa, nullptr, sizeof sa.mask);
 }
 
+uint64_t raw_restorer() {
+  return reinterpret_cast<uint64_t>(&a64run_sigreturn);
+}
+
 void init_safe_syscalls() {
   install_raw_handler(wake_signal(), &on_wake_signal);
   set_wake_signal_blocked(false);

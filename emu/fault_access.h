@@ -1,0 +1,26 @@
+// Host accesses to guest memory that a fault cannot kill: a page that passed the VMA check may still fault
+// when the emulator touches it (a file mapping whose file was truncated since: SIGBUS; a page another thread
+// unmaps between the check and the access: SIGSEGV). Linux's copy_from_user and futex word accesses return
+// EFAULT then, so these do too. Each routine's one faulting instruction has a fixup (fault_access.cpp): the
+// SIGSEGV and SIGBUS handler moves a fault there to the fixup, and passes every other fault on to the
+// handler that was installed before it (a sanitizer's), or to the default action: a fault in a64run's own
+// code still ends it loudly.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emu {
+
+// Installs the SIGSEGV and SIGBUS handler (once per process; fork children keep it).
+void install_fault_handler();
+
+// Copies n bytes; returns how many were not copied (0: all), from the first byte that faulted.
+size_t fault_copy(void* dst, const void* src, size_t n);
+// An aligned 32-bit load (acquire, as every x86-64 load is). False when it faulted.
+bool fault_load32(const uint32_t* p, uint32_t* out);
+// An aligned 32-bit compare-and-swap (sequentially consistent). 1: swapped; 0: *expected now holds the
+// value found; -1: it faulted.
+int fault_cas32(uint32_t* p, uint32_t* expected, uint32_t desired);
+
+}  // namespace emu

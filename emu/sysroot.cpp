@@ -51,10 +51,10 @@ bool read_link(const std::string& path, std::string* out) {
 // (a symlink of the sysroot, or a ".." to take on the walked prefix).
 struct Sysroot::Step {
   enum Kind { kDone, kRestart } kind = kDone;
-  std::string host;          // kDone: the host path
-  std::string next;          // kRestart, or kDone with final_link: the guest path to walk next
-  bool link = false;         // kRestart: the restart follows a symlink (counts toward kMaxLinks)
-  bool final_link = false;   // kDone: `host` is a symlink of the sysroot that was not followed
+  std::string host;         // kDone: the host path
+  std::string next;         // kRestart, or kDone with final_link: the guest path to walk next
+  bool link = false;        // kRestart: the restart follows a symlink (counts toward kMaxLinks)
+  bool final_link = false;  // kDone: `host` is a symlink of the sysroot that was not followed
 };
 
 Sysroot::Sysroot(const std::string& root) {

@@ -187,8 +187,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
   host_args.push_back(signals::exec_state_arg(t));
-  host_args.insert(host_args.end(),
-                   {"-0", args.empty() ? std::string() : args[0], "--", host});
+  host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   return host_execve(t, emu::self_exe_path(), host_args, env, false);
 }

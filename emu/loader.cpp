@@ -185,7 +185,8 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
   AddressSpace& as = proc.as();
   const Options& o = proc.opts();
   StackBuilder sb(as, stack_top);
-  const uint64_t execfn = sb.push_string(o.program);
+  // AT_EXECFN: the program's path without the sysroot's prefix (a guest's execve resolved it there).
+  const uint64_t execfn = sb.push_string(proc.sysroot().to_guest(o.program));
   // Strings go on the stack last to first, so argv[0] ends up lowest, as Linux lays them out.
   std::vector<uint64_t> envp(o.envp.size()), argv(o.argv.size());
   for (size_t i = o.envp.size(); i-- > 0;) envp[i] = sb.push_string(o.envp[i]);

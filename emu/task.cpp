@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,16 +30,6 @@
 #include "syscalls/fd_util.h"
 
 namespace emu {
-
-std::string Process::host_path(const std::string& guest_path) const {
-  if (opts_.sysroot.empty() || guest_path.empty() || guest_path[0] != '/') return guest_path;
-  // Files (the loader, libraries, ld.so.cache) come from the sysroot when it has them; directories stay the
-  // host's, so `ls /` under -L lists the real root rather than the sysroot's.
-  std::string in_root = opts_.sysroot + guest_path;
-  struct stat st {};
-  if (::stat(in_root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return in_root;
-  return guest_path;
-}
 
 Task* Process::find_thread(int tid) {
   std::lock_guard lk(threads_mu_);
@@ -112,6 +101,7 @@ Process::Process(Process& parent, bool share_sighand)
       cmdline(parent.cmdline),
       auxv(parent.auxv),
       opts_(parent.opts_),
+      sysroot_(parent.sysroot_),
       mem_(parent.mem_),
       signals_(share_sighand ? parent.signals_.handlers : copy_handlers(parent.signals_)) {
   sigreturn_trampoline = parent.sigreturn_trampoline;

@@ -16,6 +16,7 @@
 #include "emu/address_space.h"
 #include "emu/futex.h"
 #include "emu/run_lock.h"
+#include "emu/sysroot.h"
 #include "emu/vcpu.h"
 #include "signals/host_signals.h"
 #include "signals/mq_notify.h"
@@ -61,7 +62,7 @@ class Process {
  public:
   // The first process of this a64run; it becomes the calling thread's current().
   Process(Options opts, std::unique_ptr<AddressSpace> as)
-      : opts_(std::move(opts)), mem_(std::make_shared<SharedMemory>(std::move(as))) {
+      : opts_(std::move(opts)), sysroot_(opts_.sysroot), mem_(std::make_shared<SharedMemory>(std::move(as))) {
     current_ = this;
     set_host_pid(static_cast<int>(::getpid()));
   }
@@ -118,8 +119,10 @@ class Process {
   void after_fork_parent();
   void after_fork_child(Task* self);
 
-  // Resolves a guest path for file access: absolute paths look inside the sysroot first (qemu's -L rule).
-  std::string host_path(const std::string& guest_path) const;
+  // The -L rule (emu/sysroot.h, docs/sysroot.md): every guest path argument goes through it.
+  const Sysroot& sysroot() const { return sysroot_; }
+  // sysroot().host_path: the host path of a guest path, a final symlink followed.
+  std::string host_path(const std::string& guest_path) const { return sysroot_.host_path(guest_path); }
 
   // What /proc/self/{exe,cmdline,auxv} show the guest.
   std::string exe_path;
@@ -141,6 +144,7 @@ class Process {
  private:
   static inline thread_local Process* current_ = nullptr;
   Options opts_;
+  Sysroot sysroot_;
   std::shared_ptr<SharedMemory> mem_;
   signals::ProcessSignals signals_;
   std::atomic<int> host_pid_{0};

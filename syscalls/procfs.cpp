@@ -224,6 +224,15 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
   }
 }
 
+// maps and smaps name the files a VMA maps by their host paths: those of the sysroot read as the guest's.
+std::string without_sysroot(std::string text, const emu::Sysroot& sysroot) {
+  if (sysroot.empty()) return text;
+  const std::string prefix = " " + sysroot.root() + "/";
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1))
+    text.replace(at, prefix.size(), " /");
+  return text;
+}
+
 int64_t proc_content(Task& t, const ProcPath& proc, std::string* out) {
   switch (proc.node) {
     case ProcNode::kCmdline:
@@ -237,10 +246,10 @@ int64_t proc_content(Task& t, const ProcPath& proc, std::string* out) {
       out->assign(t.proc().auxv.begin(), t.proc().auxv.end());
       return 0;
     case ProcNode::kMaps:
-      *out = t.as().render_maps();
+      *out = without_sysroot(t.as().render_maps(), t.proc().sysroot());
       return 0;
     case ProcNode::kSmaps:
-      *out = render_smaps(t);
+      *out = without_sysroot(render_smaps(t), t.proc().sysroot());
       return 0;
     case ProcNode::kCpuinfo: {
       const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -325,23 +334,29 @@ int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out) {
   if (const int64_t r = emu::read_cstring(t.as(), p.addr, PATH_MAX - 1, &path); r < 0) return r;
   if (path.empty() || path[0] != '/') {
     if (dirfd != guest::kAT_FDCWD && is_reserved_fd(dirfd)) return -EBADF;
-    out->host = std::move(path);
+    out->host = out->host_nofollow = std::move(path);
     return 0;
   }
   out->proc = classify_proc_path(path, ::getpid(), t.tid(), &is_reserved_fd);
   if (out->proc.peer != 0 && !is_a64run_process(out->proc.peer)) out->proc = ProcPath{};
   switch (out->proc.node) {
-    case ProcNode::kNone:
-      out->host = t.proc().host_path(path);
+    case ProcNode::kNone: {
+      emu::Sysroot::Resolved r = t.proc().sysroot().resolve(path);
+      if (r.error != 0) return -r.error;
+      // A final symlink loop of the sysroot (follow_error) leaves `host` at the link itself: the host
+      // kernel follows it from there.
+      out->host = std::move(r.follow);
+      out->host_nofollow = std::move(r.nofollow);
       break;
+    }
     case ProcNode::kHiddenFd:
       return -ENOENT;
     case ProcNode::kExe:
-      out->host = t.proc().exe_path;
+      out->host = out->host_nofollow = t.proc().exe_path;
       out->link = std::move(path);
       break;
     default:
-      out->host = std::move(path);
+      out->host = out->host_nofollow = std::move(path);
       break;
   }
   return 0;

@@ -46,22 +46,26 @@ ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*rese
 
 // A path argument read from the guest and resolved for the host.
 struct GuestPath {
-  std::string
-      host;  // what to hand to a host call that follows a final symlink (relative paths stay relative)
+  // What to hand to a host call that follows a final symlink (relative paths stay relative).
+  std::string host;
+  // The same for a call that acts on a final symlink itself: differs from `host` when the sysroot's copy
+  // is a symlink, which a64run follows itself (emu/sysroot.h).
+  std::string host_nofollow;
   std::string link;  // for kExe: the /proc link itself
   ProcPath proc;     // what it names under /proc
 
   // What to hand to a host call that acts on a final symlink itself (lstat, readlink, unlink, rename...).
-  const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host; }
+  const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host_nofollow; }
   // True for the /proc files open_proc_file serves.
   bool synthesized() const {
     return proc.node != ProcNode::kNone && proc.node != ProcNode::kExe && proc.node != ProcNode::kHiddenFd;
   }
 };
 
-// Reads and resolves a path argument: absolute paths look inside the sysroot first, /proc/<self>/exe becomes
-// the guest executable, an emulator fd under /proc/<self>/fd is ENOENT, and a relative path against a
-// reserved dirfd is EBADF. Returns 0 or -EFAULT, -ENAMETOOLONG, -ENOENT, -EBADF.
+// Reads and resolves a path argument: absolute paths go through the sysroot rule (emu/sysroot.h),
+// /proc/<self>/exe becomes the guest executable, an emulator fd under /proc/<self>/fd is ENOENT, and a
+// relative path against a reserved dirfd is EBADF. Returns 0 or -EFAULT, -ENAMETOOLONG, -ENOENT, -EBADF,
+// -ELOOP (too many symlinks of the sysroot before the final component).
 int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out);
 
 // Opens a file a64run synthesizes (proc.node is not kNone, kExe or kHiddenFd) with the guest's host-side

@@ -156,14 +156,16 @@ SysResult sys_getdents64(Task& t, int fd, GuestPtr<uint8_t> dirp, uint64_t count
   }
 }
 
-// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small.
+// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small. A directory of the
+// sysroot reads as the guest's path (the host's working directory is inside the sysroot then).
 SysResult sys_getcwd(Task& t, GuestPtr<char> buf, uint64_t size) {
   char cwd[PATH_MAX + 1];
   const int64_t n = from_host(::syscall(SYS_getcwd, cwd, sizeof cwd));
   if (n < 0) return n;
-  if (static_cast<uint64_t>(n) > size) return -ERANGE;
-  if (const int64_t r = emu::copy_out(t.as(), buf.addr, cwd, static_cast<size_t>(n)); r < 0) return r;
-  return n;
+  const std::string guest = t.proc().sysroot().to_guest(cwd);
+  if (guest.size() + 1 > size) return -ERANGE;
+  if (const int64_t r = emu::copy_out(t.as(), buf.addr, guest.c_str(), guest.size() + 1); r < 0) return r;
+  return static_cast<int64_t>(guest.size() + 1);
 }
 
 SysResult sys_chdir(Task& t, GuestCStr path) {
@@ -236,19 +238,20 @@ SysResult sys_linkat(Task& t, int olddirfd, GuestCStr oldpath, int newdirfd, Gue
 }
 
 // readlinkat(2): no NUL is written and a short buffer truncates. /proc/<self>/exe reads as the guest's
-// executable.
+// executable; the links under /proc (cwd, fd/N, exe, ...) read as guest paths, without the sysroot's prefix.
 SysResult sys_readlinkat(Task& t, int dirfd, GuestCStr path, GuestPtr<char> buf, int bufsiz) {
   if (bufsiz <= 0) return -EINVAL;
   GuestPath p;
   if (const int64_t r = read_guest_path(t, dirfd, path, &p); r < 0) return r;
   std::string target;
   if (p.proc.node == ProcNode::kExe) {
-    target = t.proc().exe_path;
+    target = t.proc().sysroot().to_guest(t.proc().exe_path);
   } else {
     char local[PATH_MAX];
-    const int64_t n = from_host(::syscall(SYS_readlinkat, dirfd, p.host.c_str(), local, sizeof local));
+    const int64_t n = from_host(::syscall(SYS_readlinkat, dirfd, p.nofollow().c_str(), local, sizeof local));
     if (n < 0) return n;
     target.assign(local, static_cast<size_t>(n));
+    if (p.nofollow().starts_with("/proc/")) target = t.proc().sysroot().to_guest(target);
   }
   const size_t n = std::min(target.size(), static_cast<size_t>(bufsiz));
   if (const int64_t r = emu::copy_out(t.as(), buf.addr, target.data(), n); r < 0) return r;

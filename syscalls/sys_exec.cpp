@@ -56,14 +56,18 @@ int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out,
   }
 }
 
-// Checks that `guest_path` names something this a64run can run. For a #! script, rewrites *program and
-// *args to run its interpreter, as binfmt_script does.
 // The host file a guest path names for exec: /proc/self/exe is the guest's program (busybox re-executes
-// itself that way), absolute paths look in the sysroot first.
-std::string exec_host_path(Task& t, const std::string& program) {
+// itself that way); other paths go through the sysroot rule with the final symlink followed.
+int64_t exec_host_path(Task& t, const std::string& program, std::string* host) {
   const ProcPath pp = classify_proc_path(program, ::getpid(), t.tid(), &is_reserved_fd);
-  if (pp.node == ProcNode::kExe) return t.proc().exe_path;
-  return t.proc().host_path(program);
+  if (pp.node == ProcNode::kExe) {
+    *host = t.proc().exe_path;
+    return 0;
+  }
+  emu::Sysroot::Resolved r = t.proc().sysroot().resolve(program);
+  if (r.follow_error != 0) return -r.follow_error;
+  *host = std::move(r.follow);
+  return 0;
 }
 
 // resolve_program's answer for a program of the host's own architecture.
@@ -88,9 +92,14 @@ bool open_for_writing(int fd) {
   return errno == EAGAIN;
 }
 
-// Returns 0 for an arm64 program, kHostProgram for one of the host's architecture, or -errno.
-int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
-  const std::string host = exec_host_path(t, *program);
+// Checks that *program names something this a64run can run, and sets *host to its host file. For a #!
+// script, rewrites *program and *args to run its interpreter, as binfmt_script does (the interpreter goes
+// through the sysroot rule too). Returns 0 for an arm64 program, kHostProgram for one of the host's
+// architecture, or -errno.
+int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth,
+                        std::string* host_file) {
+  if (const int64_t r = exec_host_path(t, *program, host_file); r < 0) return r;
+  const std::string& host = *host_file;
   const int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   struct stat st {};
@@ -128,7 +137,7 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   next.insert(next.end(), args->begin() + (args->empty() ? 0 : 1), args->end());
   *args = std::move(next);
   *program = interp;
-  return resolve_program(t, program, args, depth + 1);
+  return resolve_program(t, program, args, depth + 1, host_file);
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
@@ -168,17 +177,17 @@ int64_t host_execve(Task& t, const std::string& path, std::vector<std::string>& 
 }
 
 int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std::vector<std::string> env) {
-  const int64_t kind = resolve_program(t, &program, &args, 0);
+  std::string host;
+  const int64_t kind = resolve_program(t, &program, &args, 0, &host);
   if (kind < 0) return kind;
-  if (kind == kHostProgram) return host_execve(t, exec_host_path(t, program), args, env, true);
+  if (kind == kHostProgram) return host_execve(t, host, args, env, true);
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
   host_args.push_back(signals::exec_state_arg(t));
-  host_args.insert(host_args.end(),
-                   {"-0", args.empty() ? std::string() : args[0], "--", exec_host_path(t, program)});
+  host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   return host_execve(t, emu::self_exe_path(), host_args, env, false);
 }
@@ -208,12 +217,15 @@ SysResult sys_execveat(Task& t, int dirfd, GuestCStr path, uint64_t argv, uint64
       if (is_reserved_fd(dirfd)) return -EBADF;
       std::string dir = fd_path(dirfd);
       if (dir.empty()) return -EBADF;
-      program = program.empty() ? dir : dir + "/" + program;
+      // The directory's host path read back as the guest's, which the sysroot rule maps to it again.
+      program = t.proc().sysroot().to_guest(program.empty() ? dir : dir + "/" + program);
     }
   }
   if (flags & AT_SYMLINK_NOFOLLOW) {
     struct stat st {};
-    if (::lstat(t.proc().host_path(program).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
+    const emu::Sysroot::Resolved r = t.proc().sysroot().resolve(program);
+    if (r.error != 0) return -r.error;
+    if (::lstat(r.nofollow.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
   }
   std::vector<std::string> args, env;
   uint64_t budget = exec_strings_limit();

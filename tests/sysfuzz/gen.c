@@ -657,6 +657,13 @@ void sanitize_call(struct fuzz* f, const struct call* c, uint64_t* a) {
   } else if (nr == SYS_mremap) {
     keep_mm_range(&a[0], &a[1]);
     if (a[2] > (16 << 20) && a[2] < (1ULL << 48)) a[2] = 16 << 20;
+    // A shrink unmaps [addr + new_len, addr + old_len), which with lengths near 2^64 wraps to a valid range
+    // below the address (Linux unmaps it too): outside MM_ZONE, the call keeps its size instead.
+    const uint64_t ol = (a[1] + PAGE - 1) & ~(PAGE - 1), nl = (a[2] + PAGE - 1) & ~(PAGE - 1);
+    if (!(a[3] & (MREMAP_FIXED | 4 /* MREMAP_DONTUNMAP */)) && nl != 0 && ol > nl) {
+      const uint64_t start = a[0] + nl, len = ol - nl;
+      if (!(in_range(start, MM_ZONE, MM_ZONE + MM_SIZE) && len <= MM_ZONE + MM_SIZE - start)) a[2] = a[1];
+    }
     if (in_range(a[0], MM_ZONE, MM_ZONE + MM_SIZE) && !(a[3] & MREMAP_MAYMOVE) &&
         a[2] > MM_ZONE + MM_SIZE - a[0] && a[2] < (1ULL << 48))
       a[2] = MM_ZONE + MM_SIZE - a[0];

@@ -17,6 +17,7 @@
 #include "emu/futex.h"
 #include "emu/run_lock.h"
 #include "emu/vcpu.h"
+#include "signals/fasync_owner.h"
 #include "signals/host_signals.h"
 #include "signals/mq_notify.h"
 #include "signals/park.h"
@@ -131,6 +132,7 @@ class Process {
   signals::TimerTable timers;
   signals::SignalfdTable signalfds;
   signals::MqNotifyTable mq_notifications;
+  signals::FasyncOwnerTable fasync_owners;
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};

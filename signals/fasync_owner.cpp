@@ -48,10 +48,11 @@ int64_t host_setown_ex(int fd, int type, int pid) {
 
 // The latest entry for host tid `host_tid` (a number the host may have given to a later proxy too).
 const OwnerProxy* find_host_tid_locked(const FasyncOwnerTable& tab, int host_tid) {
-  for (auto it = tab.proxies.rbegin(); it != tab.proxies.rend(); ++it) {
-    if (it->host_tid == host_tid) return &*it;
+  const OwnerProxy* found = nullptr;
+  for (const OwnerProxy& p : tab.proxies) {
+    if (p.host_tid == host_tid) found = &p;
   }
-  return nullptr;
+  return found;
 }
 
 // What fd's description carries on the host, seen from the guest.
@@ -59,7 +60,7 @@ struct OwnerState {
   guest::f_owner_ex host_owner{};
   int host_sig = 0;
   const OwnerProxy* proxy = nullptr;  // the host owner is this proxy (type F_OWNER_TID)
-  // The owner is a proxy and the host signal the owner signal: the guest's F_SETSIG value is proxy->guest_sig.
+  // The owner is a proxy and the host signal the owner signal: the guest's F_SETSIG is proxy->guest_sig.
   bool proxied() const { return proxy != nullptr && host_sig == owner_host_signal(); }
 };
 
@@ -97,7 +98,8 @@ void send_sigio(emu::Process& proc, int tid, int guest_sig, const siginfo_t& hsi
   guest::siginfo si{};
   if (guest_sig != 0) {
     si.si_signo = guest_sig;
-    si.si_code = guest_sig != guest::kSIGPOLL && sig_specific_sicodes(guest_sig) ? guest::kSI_SIGIO : hsi.si_code;
+    si.si_code =
+        guest_sig != guest::kSIGPOLL && sig_specific_sicodes(guest_sig) ? guest::kSI_SIGIO : hsi.si_code;
     si.fields.sigpoll.band = hsi.si_band;
     si.fields.sigpoll.fd = hsi.si_fd;
     if (send_to_thread_id(proc, tid, si) != -EAGAIN) return;
@@ -158,7 +160,7 @@ int64_t proxy_for_locked(emu::Process& proc, int guest_tid, int guest_sig) {
   ProxyStart start{&proc, guest_tid, guest_sig};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_attr_setstacksize(&attr, size_t{256} * 1024);
   pthread_t th;
   const int err = pthread_create(&th, &attr, &proxy_main, &start);
   pthread_attr_destroy(&attr);
@@ -173,7 +175,8 @@ int64_t proxy_for_locked(emu::Process& proc, int guest_tid, int guest_sig) {
 // Makes `st`'s description name the proxy for (guest_tid, guest_sig). The host's signal becomes the owner
 // signal before the owner changes: an event in between reaches the old owner (with the owner signal, which
 // an old proxy turns into its own guest signal), never a proxy with a signal it does not take.
-int64_t point_at_proxy_locked(emu::Process& proc, int fd, const OwnerState& st, int guest_tid, int guest_sig) {
+int64_t point_at_proxy_locked(emu::Process& proc, int fd, const OwnerState& st, int guest_tid,
+                              int guest_sig) {
   const int64_t host_tid = proxy_for_locked(proc, guest_tid, guest_sig);
   if (host_tid < 0) return host_tid;
   if (st.host_sig != owner_host_signal()) {

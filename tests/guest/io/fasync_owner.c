@@ -209,6 +209,43 @@ static void pid_owner(int socket, int sig) {
   close(fds[1]);
 }
 
+// A burst: 1000 readiness signals (an RT signal, so none merges) from 1000 writes, each read back at once:
+// every one reaches the owner thread, none is lost or goes elsewhere on the way.
+static atomic_int burst_count, burst_wrong;
+static void on_burst(int sig, siginfo_t* si, void* ctx) {
+  (void)sig;
+  (void)ctx;
+  if (syscall(SYS_gettid) != worker_tid || si->si_code != POLL_IN) burst_wrong++;
+  burst_count++;
+}
+
+static void burst(void) {
+  const int sig = SIGRTMIN + 2, n = 1000;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_sigaction = on_burst;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  CHECK_EQ(sigaction(sig, &sa, NULL), 0);
+  int fds[2];
+  make_pair(1, fds);
+  CHECK_EQ(fcntl(fds[0], F_SETFL, O_ASYNC), 0);
+  const struct f_owner_ex owner = {F_OWNER_TID, worker_tid};
+  CHECK_EQ(fcntl(fds[0], F_SETOWN_EX, &owner), 0);
+  CHECK_EQ(fcntl(fds[0], F_SETSIG, sig), 0);
+  sigaddset(&test_set, sig);
+  set_worker_unblocked(1);
+  char c;
+  for (int i = 0; i < n; ++i) {
+    if (write(fds[1], "x", 1) != 1 || read(fds[0], &c, 1) != 1) break;
+  }
+  for (int waited = 0; burst_count < n && waited < 5000; ++waited) sleep_us(1000);
+  set_worker_unblocked(0);
+  CHECK_EQ(burst_count, n);
+  CHECK_EQ(burst_wrong, 0);
+  close(fds[0]);
+  close(fds[1]);
+}
+
 int main(int argc, char** argv) {
   inproc = argc > 1 && strcmp(argv[1], "inproc") == 0;
   const int sigs[] = {0, SIGUSR1, SIGRTMIN + 1, SIGSYS};
@@ -234,6 +271,8 @@ int main(int argc, char** argv) {
     pid_owner(socket, 0);
     pid_owner(socket, SIGRTMIN + 1);
   }
+
+  burst();
 
   stop_worker = 1;
   pthread_join(th, NULL);

@@ -162,6 +162,7 @@ void Process::after_fork_child(Task* self) {
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
   signals::reset_timers_after_fork(*this);
   signals::reset_mq_notify_after_fork(*this);
+  signals::reset_owner_proxies_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
   threads_[self->tid()] = self;
@@ -247,6 +248,7 @@ void Task::exit_thread(int status) {
     if (cleared) proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
+  signals::end_owner_proxies(proc_, tid_);
   // The last thread ends the process still registered: prepare_death takes its vCPU out of the code gate
   // and the run lock like every other thread's, and a CLONE_VM child's helper finds its Task to delete.
   // (Unregistered first, it left a vCPU in the gate naming a process the helper then freed.)

@@ -18,6 +18,7 @@
 #include "emu/run_lock.h"
 #include "emu/sysroot.h"
 #include "emu/vcpu.h"
+#include "signals/fasync_owner.h"
 #include "signals/host_signals.h"
 #include "signals/mq_notify.h"
 #include "signals/park.h"
@@ -134,6 +135,7 @@ class Process {
   signals::TimerTable timers;
   signals::SignalfdTable signalfds;
   signals::MqNotifyTable mq_notifications;
+  signals::FasyncOwnerTable fasync_owners;
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};

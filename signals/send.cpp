@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 #include "emu/task.h"
@@ -153,6 +154,13 @@ int64_t send_to_thread(emu::Task& target, const guest::siginfo& info) {
   if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
   std::lock_guard lk(target.proc().signals().sig_lock);
   return send_thread_locked(target, info, -1, 0);
+}
+
+int64_t send_to_thread_id(emu::Process& proc, int tid, const guest::siginfo& info) {
+  if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
+  std::lock_guard lk(proc.signals().sig_lock);
+  emu::Task* target = proc.find_thread(tid);
+  return target != nullptr ? send_thread_locked(*target, info, -1, 0) : -ESRCH;
 }
 
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first) {

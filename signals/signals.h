@@ -31,6 +31,8 @@ struct FaultDetail {
 
 // Queues a signal for one thread / for the process. Returns 0 or -EAGAIN (RLIMIT_SIGPENDING).
 int64_t send_to_thread(emu::Task& target, const guest::siginfo& info);
+// The same for the thread of proc with id tid, found under sig_lock: -ESRCH when it has exited.
+int64_t send_to_thread_id(emu::Process& proc, int tid, const guest::siginfo& info);
 // `first`: the thread a kill named by its id, which Linux's complete_signal tries before the others (kill of
 // the process's own pid names the main thread).
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first = nullptr);

@@ -139,6 +139,10 @@ class Process {
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};
+  // Set once the guest arms a source of signals the host sends it during its own system calls (dnotify's
+  // F_NOTIFY, a lease, O_ASYNC/FIOASYNC): from then on every system call looks for a host signal on its way
+  // before it returns (syscalls/dispatch.cpp), as Linux makes such a signal pending before the call returns.
+  std::atomic<bool> self_signals_armed{false};
   // The host process that runs this guest process (a CLONE_VM child sets it at its start).
   int host_pid() const { return host_pid_.load(std::memory_order_acquire); }
   void set_host_pid(int pid) { host_pid_.store(pid, std::memory_order_release); }

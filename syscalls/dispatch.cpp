@@ -224,7 +224,8 @@ void dispatch(Task& t) {
     t.reset_safe_calls();
     const bool signal_first = t.interrupted();
     r = info->invoke(t, regs);
-    if (reads_others_work(nr)) cpu.mark_host_call();
+    if (reads_others_work(nr) || t.proc().self_signals_armed.load(std::memory_order_relaxed))
+      cpu.mark_host_call();
     // A signal that came before the call (the thread was interrupted on its way in, in guest code) and
     // stopped it before any of its host calls began: the handler runs and the call is made afresh, whatever
     // SA_RESTART says (QEMU's QEMU_ERESTARTSYS), as if the signal had been taken before the svc. Not for a

@@ -244,6 +244,7 @@ SysResult sys_fcntl(Task& t, int fd, int cmd, uint64_t arg) {
       return r < 0 ? r : static_cast<int64_t>(guest::guest_open_flags(static_cast<int>(r)));
     }
     case F_SETFL:
+      if (arg & guest::kFASYNC) t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
       return from_host(::syscall(SYS_fcntl, fd, F_SETFL, guest::host_open_flags(static_cast<uint32_t>(arg))));
     case F_GETLK:
     case F_SETLK:
@@ -268,6 +269,8 @@ SysResult sys_fcntl(Task& t, int fd, int cmd, uint64_t arg) {
     case F_SET_FILE_RW_HINT:
       return fcntl_struct(t, fd, cmd, arg, sizeof(uint64_t), true, false);
     default:
+      if ((cmd == F_NOTIFY && arg != 0) || (cmd == F_SETLEASE && arg != F_UNLCK))
+        t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
       if (fcntl_value_command(cmd)) return from_host(::syscall(SYS_fcntl, fd, cmd, arg));
       // Still tell a closed descriptor from an unknown command, as the kernel checks the fd first.
       return ::fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;

@@ -391,6 +391,7 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
   if (cmd == SIOCGIFCONF) return if_conf(t, fd, arg);
   if (guest::ioc_type(cmd) == 0xaa) return userfaultfd_ioctl(t, fd, cmd, arg);
   if (cmd == FS_IOC_FIEMAP) return fiemap(t, fd, arg);
+  if (cmd == guest::kFIOASYNC) t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
   IoctlSpec pidfd_info{cmd, A::kInOut, static_cast<uint16_t>(guest::ioc_size(cmd)), false, false};
   const bool is_pidfd_info = guest::ioc_type(cmd) == 0xff && guest::ioc_nr(cmd) == kPidfdGetInfoNr &&
                              guest::ioc_size(cmd) <= kMaxArgSize;

@@ -586,7 +586,8 @@ static void keep_sigaction(struct fuzz* f, uint64_t* a) {
 // then ends as "a timeout in a call that blocks".)
 static void unblock_watchdog(struct fuzz* f, uint64_t mask) {
   if (f->mode != MODE_FUZZ || !(in_range(mask, BUF_ZONE, BUF_ZONE + BUF_SIZE - 8) ||
-                                in_range(mask, STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 8)))
+                                in_range(mask, STRUCT_ZONE, STRUCT_ZONE + STRUCT_SIZE - 8) ||
+                                in_range(mask, TAIL_PAGE, TAIL_PAGE + PAGE - 8)))
     return;
   uint64_t m;
   memcpy(&m, (const void*)mask, 8);

@@ -162,7 +162,7 @@ ParsedFrame parse_rt_frame(uint64_t frame_addr, const GuestReader& read) {
 guest::stack_t altstack_after_sigreturn(const guest::stack_t& cur, uint64_t sp, const guest::stack_t& uc) {
   if (on_altstack(cur, sp)) return cur;  // -EPERM
   const int32_t mode = uc.ss_flags & ~guest::kSS_FLAG_BITS;
-  if (mode == guest::kSS_DISABLE) return {0, guest::kSS_DISABLE, 0, 0};
+  if (mode == guest::kSS_DISABLE) return {0, guest::kSS_DISABLE | (uc.ss_flags & guest::kSS_FLAG_BITS), 0, 0};
   if ((mode == 0 || mode == guest::kSS_ONSTACK) && uc.ss_size >= guest::kMINSIGSTKSZ)
     return {uc.ss_sp, uc.ss_flags & guest::kSS_FLAG_BITS, 0, uc.ss_size};
   return cur;  // -EINVAL or -ENOMEM, ignored

@@ -72,9 +72,10 @@ bool nonblocking(int fd) {
   return fl >= 0 && (fl & O_NONBLOCK) != 0;
 }
 
-// The call of an interrupted thread (a deliverable signal pending) that Linux makes without a wait, or -1
-// when it would wait (then the signal ends it: interrupted_fd_result). On Linux a call that need not wait
-// completes whatever is pending, and one that would wait ends at once with the signal:
+// Makes the call of an interrupted thread (a deliverable signal pending) when Linux makes it without a wait
+// (true, its result in *out); false when it would wait (then the signal ends it: interrupted_fd_result). On
+// Linux a call that need not wait completes whatever is pending, and one that would wait ends at once with
+// the signal:
 // - the read, write and socket calls wait only on the one fd, never when it is O_NONBLOCK;
 // - vmsplice and tee move pages between pipes (and the guest's memory) and wait on a pipe unless
 //   SPLICE_F_NONBLOCK, and fs/splice.c's wait_for_space and splice_from_pipe_next return -ERESTARTSYS for a

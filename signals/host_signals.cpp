@@ -10,7 +10,6 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,6 +22,7 @@
 #include "emu/fault_access.h"
 #include "emu/task.h"
 #include "signals/mq_notify.h"
+#include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
@@ -293,14 +293,8 @@ bool stop_host_signal_intake(emu::Process& proc) {
   // this wait must not outlast the intake thread's own end (100 ms at most). Measured on the clock, with
   // yields, not sleeps: the guest's timer slack (prctl PR_SET_TIMERSLACK, the host thread's own) stretches
   // every sleep of this thread, to seconds if the guest asks.
-  timespec start{};
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &start);
-  while (host_thread_count() >= before) {
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) > 100000000L) break;
-    sched_yield();
-  }
+  const uint64_t give_up = now_ns() + 100'000'000;
+  while (host_thread_count() >= before && now_ns() < give_up) sched_yield();
   return true;
 }
 

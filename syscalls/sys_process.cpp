@@ -224,6 +224,19 @@ int64_t single_threaded_host_call(Task& t, long nr, long a1, long a2) {
   return r;
 }
 
+// A call (`call(flags)`) that joins several namespaces with a PID namespace for the children among them: the
+// PID namespace comes last, by a call of its own, since from then on the process may start no thread
+// (copy_process: EINVAL for CLONE_THREAD when pid_ns_for_children is not the task's own), and the intake
+// thread's restart after a user or mount namespace is one. The others come first, so a user namespace among
+// them owns it as the kernel's single call would make it. (Not atomic: if the second step fails, ENOSPC at
+// the nesting or count limit, the first one's namespaces stay, which Linux's single call would not leave.)
+template <typename Call>
+int64_t pid_namespace_last(uint64_t flags, const Call& call) {
+  if (!(flags & CLONE_NEWPID) || flags == CLONE_NEWPID) return call(flags);
+  if (const int64_t r = call(flags & ~uint64_t{CLONE_NEWPID}); r != 0) return r;
+  return call(CLONE_NEWPID);
+}
+
 }  // namespace
 
 // unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
@@ -240,29 +253,19 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
   if (!(flags & CLONE_NEWUSER)) return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
-  // A new PID namespace for the children forbids the process any new thread (copy_process: EINVAL for
-  // CLONE_THREAD when pid_ns_for_children is not the task's own), the intake thread's restart too: it comes
-  // second, from inside the new user namespace, which then owns it as the kernel's single call would make
-  // it. (Not atomic: if the second step fails, ENOSPC at the nesting or count limit, the user namespace
-  // stays, which Linux's single call would not leave.)
-  const int64_t r =
-      single_threaded_host_call(t, SYS_unshare, static_cast<long>(flags & kNamespaces & ~CLONE_NEWPID), 0);
-  if (r != 0 || !(flags & CLONE_NEWPID)) return r;
-  return guest::from_host(::syscall(SYS_unshare, CLONE_NEWPID));
+  return pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
+    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
+  });
 }
 
 // setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake
 // thread out of the way (single_threaded_host_call).
 SysResult sys_setns(Task& t, int fd, int nstype) {
   if (is_reserved_fd(fd)) return -EBADF;
-  // A pidfd names several namespaces at once: the PID namespace comes last, as in unshare, since from then
-  // on the process may start no thread (an ns file names one type: the split gives its same EINVAL).
-  if ((nstype & CLONE_NEWPID) && (nstype & ~CLONE_NEWPID)) {
-    const int64_t r = single_threaded_host_call(t, SYS_setns, fd, nstype & ~CLONE_NEWPID);
-    if (r != 0) return r;
-    return guest::from_host(::syscall(SYS_setns, fd, CLONE_NEWPID));
-  }
-  return single_threaded_host_call(t, SYS_setns, fd, nstype);
+  // A pidfd names several namespaces at once (an ns file names one type: the split gives its same EINVAL).
+  return pid_namespace_last(static_cast<uint32_t>(nstype), [&](uint64_t f) {
+    return single_threaded_host_call(t, SYS_setns, fd, static_cast<long>(f));
+  });
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).

@@ -1,6 +1,7 @@
 // This file implements checked copies between guest and host memory.
 #include "emu/guest_mem.h"
 
+#include <algorithm>
 #include <mutex>
 #include <shared_mutex>
 
@@ -63,20 +64,23 @@ int64_t copy_out(AddressSpace& as, uint64_t dst, const void* src, size_t n) {
 int64_t read_cstring(AddressSpace& as, uint64_t addr, size_t max, std::string* out) {
   out->clear();
   std::shared_lock lk(as.lock());
-  // Walk page by page so a string that ends just before an unmapped page is fine.
+  // Walk page by page so a string that ends just before an unmapped page is fine; within a page, a short
+  // chunk at a time is copied (fault_copy) and searched, since most strings end within the first.
+  constexpr size_t kChunk = 256;
   while (true) {
     const uint64_t page_end = page_down(addr) + kPageSize;
     if (!as.accessible_locked(addr, 1, PROT_READ)) return -EFAULT;
-    char page[kPageSize];
-    const size_t avail = page_end - addr;
-    if (fault_copy(page, as.host(addr), avail) != 0) return -EFAULT;
-    const char* p = page;
-    const void* nul = memchr(p, 0, avail);
-    const size_t take = nul ? static_cast<size_t>(static_cast<const char*>(nul) - p) : avail;
-    if (out->size() + take > max) return -ENAMETOOLONG;
-    out->append(p, take);
-    if (nul) return 0;
-    addr = page_end;
+    while (addr < page_end) {
+      char chunk[kChunk];
+      const size_t avail = std::min<uint64_t>(kChunk, page_end - addr);
+      if (fault_copy(chunk, as.host(addr), avail) != 0) return -EFAULT;
+      const void* nul = memchr(chunk, 0, avail);
+      const size_t take = nul ? static_cast<size_t>(static_cast<const char*>(nul) - chunk) : avail;
+      if (out->size() + take > max) return -ENAMETOOLONG;
+      out->append(chunk, take);
+      if (nul) return 0;
+      addr += avail;
+    }
   }
 }
 

@@ -82,14 +82,18 @@ void check_valid(const Memory& m, const ParsedFrame& f) {
 }
 
 // restore_altstack against two current altstacks: sp on the enabled one keeps it; otherwise the result is
-// the current one, a disabled one, or the frame's with at least MINSIGSTKSZ bytes.
+// the current one, a disabled one (with the frame's flag bits), or the frame's with at least MINSIGSTKSZ
+// bytes.
 void check_altstack(const ParsedFrame& f) {
   const guest::stack_t current[] = {{0, guest::kSS_DISABLE, 0, 0}, {f.sp - 0x1000, 0, 0, 0x8000}};
   for (const guest::stack_t& cur : current) {
     const guest::stack_t next = signals::altstack_after_sigreturn(cur, f.sp, f.uc_stack);
     const bool same = memcmp(&next, &cur, sizeof cur) == 0;
     if (signals::on_altstack(cur, f.sp) && !same) fail("altstack changed while on it");
-    const bool disabled = next.ss_flags == guest::kSS_DISABLE && next.ss_sp == 0 && next.ss_size == 0;
+    // Disabled keeps the frame's flag bits (SS_AUTODISARM), as do_sigaltstack stores them.
+    const bool disabled =
+        next.ss_flags == (guest::kSS_DISABLE | (f.uc_stack.ss_flags & guest::kSS_FLAG_BITS)) &&
+        next.ss_sp == 0 && next.ss_size == 0;
     const bool taken = next.ss_sp == f.uc_stack.ss_sp && next.ss_size == f.uc_stack.ss_size &&
                        next.ss_size >= guest::kMINSIGSTKSZ && (next.ss_flags & ~guest::kSS_FLAG_BITS) == 0;
     if (!same && !disabled && !taken) fail("altstack set to a value do_sigaltstack refuses");

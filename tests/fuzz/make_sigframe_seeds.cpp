@@ -1,12 +1,10 @@
 // This file writes the signal frame fuzzer's seed corpus: frames Linux accepts, with fpsimd_context,
 // esr_context of two sizes and extra_context records (one whose data runs past the fixed-size frame), and
 // two it refuses (no fpsimd_context, an EL1 pstate).
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <utility>
 #include <vector>
 
+#include "tests/fuzz/seed_writer.h"
 #include "tests/fuzz/sigframe_testing.h"
 
 namespace {
@@ -52,18 +50,5 @@ std::vector<std::pair<const char*, std::vector<uint8_t>>> seeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
-    return 2;
-  }
-  std::filesystem::create_directories(argv[1]);
-  for (const auto& [name, bytes] : seeds()) {
-    std::ofstream out(std::filesystem::path(argv[1]) / name, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      fprintf(stderr, "%s: cannot write %s\n", argv[0], name);
-      return 1;
-    }
-  }
-  return 0;
+  return fuzz_seeds::write_seeds(argc, argv, seeds());
 }

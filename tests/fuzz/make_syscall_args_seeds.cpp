@@ -3,16 +3,14 @@
 // siginfo, open flags, the bounded values, and one struct per conversion.
 #include <sys/socket.h>
 
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "syscalls/abi/siginfo.h"
 #include "syscalls/abi/types.h"
+#include "tests/fuzz/seed_writer.h"
 
 namespace {
 
@@ -77,18 +75,5 @@ std::vector<std::pair<std::string, Bytes>> seeds() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s <corpus dir>\n", argv[0]);
-    return 2;
-  }
-  std::filesystem::create_directories(argv[1]);
-  for (const auto& [name, bytes] : seeds()) {
-    std::ofstream out(std::filesystem::path(argv[1]) / name, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!out) {
-      fprintf(stderr, "%s: cannot write %s\n", argv[0], name.c_str());
-      return 1;
-    }
-  }
-  return 0;
+  return fuzz_seeds::write_seeds(argc, argv, seeds());
 }

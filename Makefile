@@ -1,5 +1,5 @@
-# Top-level entry points: build, demo, setup, fuzz, bench, bench-stall, sigcost, stress. The test and lint lanes live
-# in Makefile.check.
+# Top-level entry points: build, demo, setup, install, deb, fuzz, fuzz-syscalls, bench, bench-stall, sigcost,
+# stress. The test and lint lanes live in Makefile.check.
 # Every build directory is a separate CMake/Ninja tree; CMake re-runs itself when CMakeLists.txt changes.
 
 BUILD ?= build
@@ -16,11 +16,19 @@ DEMO_PROG ?= $(BUILD)/tests/guest/demo/demo
 DEMO_ARGS ?=
 
 FUZZ_BUILD ?= build-fuzz
-FUZZ_SECONDS ?= 600
+FUZZ_TARGETS = elf_fuzzer sigframe_fuzzer syscall_args_fuzzer
+FUZZ_TARGET ?= $(FUZZ_TARGETS)
+FUZZ_SECONDS ?= 200
+# A signal frame is 4688 bytes, and an extra_context's data may follow it: more than libFuzzer's 4096.
+FUZZ_FLAGS_sigframe_fuzzer = -max_len=16384
 FUZZ_CORPUS ?= tests/fuzz/corpus
 FUZZ_ARGS ?=
 
 QUICK ?=
+
+# make install PREFIX=/usr/local DESTDIR=... (packaging/install.sh has the file list).
+PREFIX ?= /usr/local
+DESTDIR ?=
 
 # $(call configure,<build dir>,<extra cmake args>): configure (or re-configure) a Ninja build tree.
 define configure
@@ -29,7 +37,7 @@ define configure
 	$(CMAKE) -S . -B $(1) $(CMAKE_COMMON_ARGS) $(2)
 endef
 
-.PHONY: all configure demo setup fuzz bench bench-stall sigcost stress clean
+.PHONY: all configure demo setup install uninstall deb fuzz fuzz-syscalls bench bench-stall sigcost stress clean
 .DEFAULT_GOAL := all
 
 all: configure
@@ -44,14 +52,48 @@ demo: all
 setup:
 	bash scripts/setup.sh
 
-# libFuzzer needs clang (-fsanitize=fuzzer comes from libclang-rt-14-dev). The corpus directory is used
-# when present; new inputs are written to a scratch corpus inside the build tree, not the source tree.
+install: all
+	bash packaging/install.sh $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+uninstall:
+	bash packaging/install.sh --uninstall $(BUILD) "$(DESTDIR)" $(PREFIX)
+
+# The Debian package, built with dpkg-deb alone: $(BUILD)/a64run_VERSION_ARCH.deb.
+deb: all
+	bash packaging/build_deb.sh $(BUILD) $(BUILD)
+
+# The libFuzzer targets (tests/fuzz, docs/fuzzing.md), built with clang (-fsanitize=fuzzer comes from
+# libclang-rt-14-dev) and run one after the other for FUZZ_SECONDS each: 10 minutes in all by default.
+# FUZZ_TARGET=sigframe_fuzzer (or any list) runs only those. Each target's corpus is
+# $(FUZZ_BUILD)/corpus/<target> (its build writes the seeds there; new inputs go there too), plus
+# $(FUZZ_CORPUS)/<target> when present.
 fuzz:
 	$(call configure,$(FUZZ_BUILD),-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DA64RUN_FUZZ=ON)
-	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target elf_fuzzer
-	mkdir -p $(FUZZ_BUILD)/corpus
-	$(FUZZ_BUILD)/tests/fuzz/elf_fuzzer -max_total_time=$(FUZZ_SECONDS) $(FUZZ_ARGS) $(FUZZ_BUILD)/corpus \
-	  $(wildcard $(FUZZ_CORPUS))
+	$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
+	$(foreach t,$(FUZZ_TARGET),mkdir -p $(FUZZ_BUILD)/corpus/$(t) && \
+	  $(FUZZ_BUILD)/tests/fuzz/$(t) -max_total_time=$(FUZZ_SECONDS) $(FUZZ_FLAGS_$(t)) $(FUZZ_ARGS) \
+	    $(FUZZ_BUILD)/corpus/$(t) $(wildcard $(FUZZ_CORPUS)/$(t)) && ) true
+
+# The syscall fuzzer (tests/sysfuzz, docs/fuzzing.md): a campaign of SECONDS seconds from seed SEED (SEEDS
+# children at most, CALLS calls each) under the ASan build; SYSFUZZ_BUILD=build SYSFUZZ_CMAKE= runs the release
+# build (add SYSFUZZ_ARGS=--limit-as there). SYSFUZZ_MODE=qemu or native compares every result with
+# qemu-aarch64 or with the host kernel (the same fuzzer built for x86-64).
+SECONDS ?= 600
+SEED ?= 1
+SEEDS ?= 1000000
+CALLS ?= 2000
+SYSFUZZ_MODE ?= fuzz
+SYSFUZZ_BUILD ?= build-asan
+SYSFUZZ_CMAKE ?= -DA64RUN_SANITIZER=address
+SYSFUZZ_ARGS ?=
+SYSFUZZ_DIR = $(SYSFUZZ_BUILD)/tests/sysfuzz
+fuzz-syscalls:
+	$(call configure,$(SYSFUZZ_BUILD),$(SYSFUZZ_CMAKE))
+	$(CMAKE) --build $(SYSFUZZ_BUILD) -j $(JOBS) --target a64run sysfuzz_run sysfuzz_guest sysfuzz_native
+	nice -n 5 $(SYSFUZZ_DIR)/sysfuzz_run --guest $(SYSFUZZ_DIR)/sysfuzz --emulator $(SYSFUZZ_BUILD)/a64run \
+	  --native $(SYSFUZZ_DIR)/sysfuzz_x86_64 --known tests/sysfuzz/known_differences.txt --mode $(SYSFUZZ_MODE) \
+	  --seconds $(SECONDS) --seed $(SEED) --seeds $(SEEDS) --calls $(CALLS) --workdir $(SYSFUZZ_BUILD)/sysfuzz-runs \
+	  $(SYSFUZZ_ARGS)
 
 bench: all
 	QUICK=$(QUICK) BUILD=$(BUILD) bench/run

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -24,8 +25,10 @@ constexpr uint64_t kMmapMinAddr = 0x10000;            // vm.mmap_min_addr
 constexpr uint64_t kStackGuardGap = 256 * kPageSize;  // stack_guard_gap
 constexpr uint64_t kMaxStackGrowth = 8ull << 20;      // RLIMIT_STACK default
 constexpr int kProtMask = PROT_READ | PROT_WRITE | PROT_EXEC;
+constexpr int kGuestProtSem = 0x8;   // PROT_SEM: accepted and ignored, as by every Linux port
 constexpr int kGuestProtBti = 0x10;  // arm64 PROT_BTI: accepted, not enforced
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
+constexpr uintptr_t kWindowAlign = uintptr_t{1} << 30;
 
 bool same_kind(const Vma& a, const Vma& b) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
@@ -39,16 +42,27 @@ std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* e
   size = page_up(size);
   // Low, if the host leaves the range free: translated code then reaches base + address through the 32-bit
   // displacement of the load or store itself (emu/direct_memory.cpp). a64run's own heap lies below it, and
-  // glibc's allocator maps elsewhere once its break meets the window.
+  // glibc's allocator maps elsewhere once its break meets the window. Elsewhere, the base is aligned to
+  // 1 GiB (kLowBase is too), so a guest address aligned for huge pages (2 MiB, 1 GiB) is aligned on the host
+  // too: the slack around the aligned window goes back at once. The guard follows the window in both cases.
   constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  static_assert(kLowBase % kWindowAlign == 0, "the low window is aligned for huge pages");
   void* const low = reinterpret_cast<void*>(kLowBase);
   void* p = ::mmap(low, size + kGuardSize, PROT_NONE, kReserve | MAP_FIXED_NOREPLACE, -1, 0);
   if (p != MAP_FAILED && p != low) ::munmap(p, size + kGuardSize);  // a kernel that took it as a hint
-  if (p != low) p = ::mmap(nullptr, size + kGuardSize, PROT_NONE, kReserve, -1, 0);
-  if (p == MAP_FAILED) {
-    *error =
-        fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
-    return nullptr;
+  if (p != low) {
+    p = ::mmap(nullptr, size + kGuardSize + kWindowAlign, PROT_NONE, kReserve, -1, 0);
+    if (p == MAP_FAILED) {
+      *error =
+          fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
+      return nullptr;
+    }
+    const auto raw = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = (raw + kWindowAlign - 1) & ~(kWindowAlign - 1);
+    if (base > raw) ::munmap(p, base - raw);
+    if (raw + kWindowAlign > base)
+      ::munmap(reinterpret_cast<void*>(base + size + kGuardSize), raw + kWindowAlign - base);
+    p = reinterpret_cast<void*>(base);
   }
   auto as = std::unique_ptr<AddressSpace>(new AddressSpace(static_cast<uint8_t*>(p), size));
   as->mmap_top_ = size;
@@ -135,15 +149,18 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
-    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) ==
-        MAP_FAILED)
+    // Huge pages are reserved at mmap time (no MAP_NORESERVE), so a later fault never finds none: that
+    // SIGBUS would hit the emulator. The host refuses with ENOMEM first when it has too few.
+    const int kind = src.huge_shift != 0 ? MAP_HUGETLB | (src.huge_shift << MAP_HUGE_SHIFT) : MAP_NORESERVE;
+    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | kind | MAP_FIXED, -1, 0) == MAP_FAILED)
       return -errno;
   } else {
     // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
     // fill hook refuses them), where a host mapping would raise SIGBUS in the emulator itself.
     struct stat st {};
     uint64_t file_len = len;
-    if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // (A hugetlbfs file grows to the mapping's size when mapped: no page of it lies past the end.)
+    if (src.huge_shift == 0 && ::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
       const auto fsize = static_cast<uint64_t>(st.st_size);
       file_len = fsize > src.offset ? std::min(len, page_up(fsize - src.offset)) : 0;
     }
@@ -160,6 +177,12 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     remove_range_locked(addr, end);
     bump_generation();
   }
+  if (lock_future_ >= 0 && ::syscall(SYS_mlock2, host(addr), len, lock_future_) != 0) {
+    // mlock_future_ok refused: Linux checks before it maps; here the range is given back (a MAP_FIXED
+    // mapping it replaced is gone, where Linux keeps it).
+    release_host_locked(addr, end);
+    return -EAGAIN;
+  }
   Vma v;
   v.start = addr;
   v.end = end;
@@ -170,6 +193,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   v.inode = src.inode;
   v.name = src.name;
   v.file_end = past_eof;
+  v.huge_shift = src.huge_shift;
+  if (lock_future_ >= 0) v.flags |= kVmaLocked;
   vmas_.emplace(addr, std::move(v));
   return static_cast<int64_t>(addr);
 }
@@ -181,7 +206,9 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   const int type = flags & MAP_SHARED_VALIDATE;
   if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE) return -EINVAL;
   if (len > size_) return -ENOMEM;
-  len = page_up(len);
+  // Huge pages: the length rounds up to whole huge pages, and the address is one's start.
+  const uint64_t align = src.huge_shift != 0 ? uint64_t{1} << src.huge_shift : kPageSize;
+  len = (len + align - 1) & ~(align - 1);
   uint32_t vflags = 0;
   if (type != MAP_PRIVATE) vflags |= kVmaShared;
   if (src.host_fd < 0) vflags |= kVmaAnon;
@@ -192,40 +219,53 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   std::unique_lock lk(mu_);
   int64_t where;
   if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
-    if (addr & kPageMask) return -EINVAL;
+    if (addr & (align - 1)) return -EINVAL;
     if (!range_ok(addr, len) || addr < kMmapMinAddr) return (flags & MAP_FIXED) ? -ENOMEM : -EPERM;
     if (!(flags & MAP_FIXED) && overlaps_locked(addr, addr + len)) return -EEXIST;
     where = static_cast<int64_t>(addr);
-  } else {
+  } else if (align == kPageSize) {
     where = find_free_locked(len, addr);
     if (where < 0) return where;
+  } else {
+    // A free range with room for the alignment, then its first aligned address.
+    where = find_free_locked(len + align - kPageSize, addr & ~(align - 1));
+    if (where < 0) return where;
+    where = static_cast<int64_t>((static_cast<uint64_t>(where) + align - 1) & ~(align - 1));
   }
   return map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
 }
 
 int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
-  if ((addr & kPageMask) || len == 0) return -EINVAL;
-  len = page_up(len);
-  if (!range_ok(addr, len)) return -EINVAL;
+  // do_vmi_munmap's checks: the length is checked before it is rounded, so none wraps.
+  if ((addr & kPageMask) || len == 0 || !user_range_ok(addr, len)) return -EINVAL;
+  const uint64_t end = std::min(addr + page_up(len), size_);  // nothing is mapped above the window
+  if (addr >= end) return 0;
   std::optional<CodeGate::Closed> closed;
-  if (any_access(addr, addr + len)) closed.emplace(gate_);
+  if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
-  if (!overlaps_locked(addr, addr + len)) return 0;
+  return unmap_locked(addr, end);
+}
+
+int64_t AddressSpace::unmap_locked(uint64_t start, uint64_t end) {
+  if (!overlaps_locked(start, end)) return 0;
   // First the host: unmapping the middle of a mapping splits it, and past the host's map count limit
   // (vm.max_map_count) the host refuses with ENOMEM, which is what Linux answers the guest then.
-  if (const int64_t r = try_release_host_locked(addr, addr + len); r < 0) return r;
-  remove_range_locked(addr, addr + len);
+  if (const int64_t r = try_release_host_locked(start, end); r < 0) return r;
+  remove_range_locked(start, end);
   bump_generation();
   return 0;
 }
 
 int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
-  if (addr & kPageMask) return -EINVAL;
-  if (prot & ~(kProtMask | kGuestProtBti | PROT_GROWSDOWN | PROT_GROWSUP)) return -EINVAL;
+  // do_mprotect_pkey's order: both growth directions, alignment, an empty range (whatever prot says), a
+  // range that wraps, then arch_validate_prot (PROT_SEM and PROT_BTI are accepted, PROT_BTI unenforced).
   if ((prot & PROT_GROWSDOWN) && (prot & PROT_GROWSUP)) return -EINVAL;
-  prot &= kProtMask;
-  len = page_up(len);
+  if (addr & kPageMask) return -EINVAL;
   if (len == 0) return 0;
+  len = page_up(len);
+  if (addr + len <= addr) return -ENOMEM;
+  if (prot & ~(kProtMask | kGuestProtSem | kGuestProtBti | PROT_GROWSDOWN | PROT_GROWSUP)) return -EINVAL;
+  prot &= kProtMask;
   if (!range_ok(addr, len)) return -ENOMEM;
   const uint64_t end = addr + len;
   std::optional<CodeGate::Closed> closed;
@@ -253,17 +293,25 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
 
 int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
                              uint64_t new_addr) {
+  // check_mremap_params, in mm/mremap.c's order (DONTUNMAP compares the rounded lengths, as Linux 6.x does).
   if (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP)) return -EINVAL;
-  if ((flags & MREMAP_FIXED) && !(flags & MREMAP_MAYMOVE)) return -EINVAL;
-  if ((flags & MREMAP_DONTUNMAP) && (!(flags & MREMAP_MAYMOVE) || old_len != new_len)) return -EINVAL;
   if (old_addr & kPageMask) return -EINVAL;
-  old_len = page_up(old_len);
+  old_len = page_up(old_len);  // may round to 0 ("duplicate a shared mapping"), refused below
   new_len = page_up(new_len);
-  if (new_len == 0 || old_len == 0) return -EINVAL;  // old_len 0 duplicates a shared mapping: not supported
-  if (!range_ok(old_addr, old_len) || !range_ok(0, new_len)) return -ENOMEM;
+  if (new_len == 0) return -EINVAL;  // 0, or within a page of 2^64
+  const bool to = flags & (MREMAP_FIXED | MREMAP_DONTUNMAP);
+  if (to && ((new_addr & kPageMask) || !(flags & MREMAP_MAYMOVE))) return -EINVAL;
+  if ((flags & MREMAP_DONTUNMAP) && old_len != new_len) return -EINVAL;
   CodeGate::Closed closed(gate_);  // the pages move (and MREMAP_FIXED may replace others)
   std::unique_lock lk(mu_);
-  return mremap_locked(old_addr, old_len, new_len, flags, new_addr);
+  const Vma* v = vma_at_locked(old_addr);
+  if (v == nullptr) return -EFAULT;
+  // Huge pages move and change size by whole huge pages only, to a huge page's start (the host's release of
+  // part of one fails).
+  const uint64_t huge_mask = v->huge_shift != 0 ? (uint64_t{1} << v->huge_shift) - 1 : 0;
+  if (((old_addr | old_len | new_len | (to ? new_addr : 0)) & huge_mask) != 0) return -EINVAL;
+  const Remap rm{old_addr, old_len, new_len, flags, new_addr};
+  return to ? mremap_to_locked(rm) : mremap_at_locked(rm);
 }
 
 namespace {
@@ -290,83 +338,135 @@ int open_mapped_file(const void* p) {
 
 }  // namespace
 
-int64_t AddressSpace::mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
-                                    uint64_t new_addr) {
-  auto it = vmas_.upper_bound(old_addr);
-  if (it == vmas_.begin()) return -EFAULT;
-  const Vma v = std::prev(it)->second;
-  if (v.end <= old_addr || v.end - old_addr < old_len) return -EFAULT;
-  const uint64_t src_off = (v.flags & kVmaAnon) ? 0 : v.offset + (old_addr - v.start);
+const Vma* AddressSpace::vma_at_locked(uint64_t addr) const {
+  auto it = vmas_.upper_bound(addr);
+  if (it == vmas_.begin() || std::prev(it)->second.end <= addr) return nullptr;
+  return &std::prev(it)->second;
+}
+
+int64_t AddressSpace::unmap_user_locked(uint64_t addr, uint64_t len) {
+  if (len == 0 || !user_range_ok(addr, len)) return -EINVAL;
+  if (addr >= size_) return 0;
+  return unmap_locked(addr, std::min(addr + len, size_));
+}
+
+// vma_to_resize: what may be moved or grown. `len` bytes from `addr`, inside the VMA at `addr`.
+int64_t AddressSpace::resizable_locked(uint64_t addr, uint64_t len) const {
+  const Vma* v = vma_at_locked(addr);
+  if (v == nullptr) return -EFAULT;
+  // old_len 0 asks for a second mapping of a shared object: refused for private memory, as Linux does, and
+  // for shared memory too (a64run keeps no handle on the object behind a mapping).
+  if (len == 0) return -EINVAL;
+  if (len > v->end - addr) return -EFAULT;
+  return 0;
+}
+
+// mremap without a new address (mremap_at): the same size is a no-op, a shrink unmaps the tail (whatever
+// lies there), a growth extends in place when the pages after the VMA are free, or else moves.
+int64_t AddressSpace::mremap_at_locked(const Remap& rm) {
+  if (rm.old_len == rm.new_len) return static_cast<int64_t>(rm.old_addr);
+  if (rm.old_len > rm.new_len) {
+    const int64_t r = unmap_user_locked(rm.old_addr + rm.new_len, rm.old_len - rm.new_len);
+    return r < 0 ? r : static_cast<int64_t>(rm.old_addr);
+  }
+  if (const int64_t r = resizable_locked(rm.old_addr, rm.old_len); r < 0) return r;
+  if (const int64_t r = grow_in_place_locked(rm); r != -ENOMEM) return r;
+  if (!(rm.flags & MREMAP_MAYMOVE)) return -ENOMEM;
+  const int64_t dest = find_free_locked(rm.new_len, 0);
+  if (dest < 0) return dest;
+  return move_pages_locked(rm, static_cast<uint64_t>(dest));
+}
+
+// vrm_can_expand_in_place: the range ends where its VMA ends and the pages after it are free.
+int64_t AddressSpace::grow_in_place_locked(const Remap& rm) {
+  const Vma v = *vma_at_locked(rm.old_addr);
+  const uint64_t grow_at = rm.old_addr + rm.old_len;
+  if (grow_at != v.end || !range_ok(rm.old_addr, rm.new_len) ||
+      overlaps_locked(grow_at, rm.old_addr + rm.new_len))
+    return -ENOMEM;
   MapSource src;
-  src.offset = src_off;
   src.dev = v.dev;
   src.inode = v.inode;
   src.name = v.name;
-  const bool anon = v.flags & kVmaAnon;
+  src.huge_shift = v.huge_shift;
+  int fd = -1;
+  if (!(v.flags & kVmaAnon)) {
+    // A file mapping grows with the next part of the same file, mapped from the file behind the host's
+    // mapping (the VMA keeps no descriptor).
+    fd = open_mapped_file(host(rm.old_addr));
+    if (fd < 0) return -ENOMEM;
+    src.host_fd = fd;
+    src.offset = v.offset + (v.end - v.start);
+  }
+  const int64_t r = map_fixed_locked(grow_at, rm.new_len - rm.old_len, v.prot, v.flags, src);
+  if (fd >= 0) ::close(fd);
+  if (r < 0) return r;
+  merge_around_locked(grow_at);
+  return static_cast<int64_t>(rm.old_addr);
+}
 
-  if (!(flags & MREMAP_FIXED) && new_len <= old_len) {
-    if (new_len < old_len) {
-      remove_range_locked(old_addr + new_len, old_addr + old_len);
-      release_host_locked(old_addr + new_len, old_addr + old_len);
-      bump_generation();
-    }
-    return static_cast<int64_t>(old_addr);
+// mremap_to (MREMAP_FIXED, or MREMAP_DONTUNMAP): the destination is checked, cleared under MREMAP_FIXED,
+// and a shrink first unmaps the tail of the old range, so that exactly new_len bytes move and nothing is
+// written outside [new_addr, new_addr + new_len).
+int64_t AddressSpace::mremap_to_locked(Remap rm) {
+  if (rm.new_len > kTaskSize || rm.new_addr > kTaskSize - rm.new_len) return -EINVAL;
+  if (rm.old_addr + rm.old_len > rm.new_addr && rm.new_addr + rm.new_len > rm.old_addr) return -EINVAL;
+  if (rm.flags & MREMAP_FIXED) {
+    if (const int64_t r = unmap_user_locked(rm.new_addr, rm.new_len); r < 0) return r;
+    if (vma_at_locked(rm.old_addr) == nullptr) return -EFAULT;
   }
-  if (!(flags & MREMAP_FIXED) && anon && !(flags & MREMAP_DONTUNMAP) && old_addr + old_len == v.end &&
-      range_ok(old_addr, new_len) && !overlaps_locked(old_addr + old_len, old_addr + new_len)) {
-    int64_t r = map_fixed_locked(old_addr + old_len, new_len - old_len, v.prot, v.flags, src);
-    if (r < 0) return r;
-    merge_around_locked(old_addr + old_len);
-    return static_cast<int64_t>(old_addr);
+  if (rm.old_len > rm.new_len) {
+    if (const int64_t r = unmap_user_locked(rm.old_addr + rm.new_len, rm.old_len - rm.new_len); r < 0)
+      return r;
+    rm.old_len = rm.new_len;
   }
-  // A file mapping grows in place with the next part of the same file, mapped from the file behind the
-  // host's mapping (the VMA keeps no descriptor).
-  if (!(flags & MREMAP_FIXED) && !anon && !(flags & MREMAP_DONTUNMAP) && old_addr + old_len == v.end &&
-      range_ok(old_addr, new_len) && !overlaps_locked(old_addr + old_len, old_addr + new_len)) {
-    const int fd = open_mapped_file(host(old_addr));
-    if (fd >= 0) {
-      src.host_fd = fd;
-      src.offset = src_off + old_len;
-      const int64_t r = map_fixed_locked(old_addr + old_len, new_len - old_len, v.prot, v.flags, src);
-      ::close(fd);
-      if (r < 0) return r;
-      merge_around_locked(old_addr + old_len);
-      return static_cast<int64_t>(old_addr);
-    }
-  }
-  if (!(flags & MREMAP_MAYMOVE)) return -ENOMEM;
-  if (!anon && new_len > old_len) return -ENOMEM;
-
-  uint64_t dest;
-  if (flags & MREMAP_FIXED) {
-    if ((new_addr & kPageMask) || !range_ok(new_addr, new_len) || new_addr < kMmapMinAddr) return -EINVAL;
-    if (new_addr < old_addr + old_len && old_addr < new_addr + new_len) return -EINVAL;
-    if (overlaps_locked(new_addr, new_addr + new_len)) {
-      remove_range_locked(new_addr, new_addr + new_len);
-      release_host_locked(new_addr, new_addr + new_len);
-    }
-    dest = new_addr;
+  if (const int64_t r = resizable_locked(rm.old_addr, rm.old_len); r < 0) return r;
+  uint64_t dest = rm.new_addr;
+  if (rm.flags & MREMAP_FIXED) {
+    // get_unmapped_area(MAP_FIXED): below vm.mmap_min_addr is refused; above the window a64run has no room
+    // (a user address on Linux: there a64run answers ENOMEM, as mmap does).
+    if (dest < kMmapMinAddr) return -EPERM;
+    if (!range_ok(dest, rm.new_len)) return -ENOMEM;
   } else {
-    int64_t f = find_free_locked(new_len, 0);
+    const int64_t f = find_free_locked(rm.new_len, dest);  // DONTUNMAP alone: new_addr is a hint
     if (f < 0) return f;
     dest = static_cast<uint64_t>(f);
   }
-  return move_pages_locked(v, old_addr, old_len, new_len, flags, dest, src);
+  return move_pages_locked(rm, dest);
 }
 
-int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len,
-                                        int flags, uint64_t dest, const MapSource& src) {
+// move_vma: the old_len bytes at old_addr (old_len <= new_len here) go to dest, with the rest of new_len
+// mapped after them as the VMA continues (zero pages, or the next part of the file); [dest, dest + new_len)
+// is free and disjoint from the old range.
+int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
+  const Vma v = *vma_at_locked(rm.old_addr);
   const bool anon = v.flags & kVmaAnon;
-  const uint64_t src_off = src.offset;
+  const uint64_t old_addr = rm.old_addr;
+  const uint64_t old_len = rm.old_len;
+  MapSource src;
+  src.offset = anon ? 0 : v.offset + (old_addr - v.start);
+  src.dev = v.dev;
+  src.inode = v.inode;
+  src.name = v.name;
+  src.huge_shift = v.huge_shift;
+  int ext_fd = -1;  // a file mapping that grows as it moves continues the file
+  if (!anon && rm.new_len > old_len) {
+    ext_fd = open_mapped_file(host(old_addr));
+    if (ext_fd < 0) return -ENOMEM;
+  }
   // Move the pages themselves (contents, sharing, file backing) with the host's mremap; DONTUNMAP keeps the
   // old host range mapped so the reservation never has a hole another host thread could take.
   void* moved = ::mremap(host(old_addr), old_len, old_len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
                          host(dest));
   const bool copied = moved == MAP_FAILED;
+  if (copied && (!anon || (v.flags & kVmaShared))) {
+    const int64_t err = -errno;
+    if (ext_fd >= 0) ::close(ext_fd);
+    return err;
+  }
   if (copied) {
-    if (!anon || (v.flags & kVmaShared)) return -errno;
-    // Fallback: copy private anonymous contents (the source readable for the copy: it is going away or
-    // becomes zero-fill).
+    // Fallback: copy private anonymous contents (the two ranges are disjoint; the source is made readable
+    // for the copy: it is going away or becomes zero-fill).
     if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) ==
             MAP_FAILED ||
         ::mprotect(host(old_addr), old_len, PROT_READ) != 0)
@@ -377,10 +477,10 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
   Vma nv = v;
   nv.start = dest;
   nv.end = dest + old_len;
-  nv.offset = src_off;
+  nv.offset = src.offset;
   if (v.file_end != UINT64_MAX) nv.file_end = v.file_end - old_addr + dest;
   vmas_.emplace(dest, std::move(nv));
-  if (!(flags & MREMAP_DONTUNMAP)) {
+  if (!(rm.flags & MREMAP_DONTUNMAP)) {
     remove_range_locked(old_addr, old_addr + old_len);
     release_host_locked(old_addr, old_addr + old_len);
   } else if (copied) {
@@ -388,8 +488,11 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
     // does.
     if (::mmap(host(old_addr), old_len, host_prot(v.prot), kReserveFlags, -1, 0) == MAP_FAILED) return -errno;
   }
-  if (new_len > old_len) {
-    int64_t r = map_fixed_locked(dest + old_len, new_len - old_len, v.prot, v.flags, src);
+  if (rm.new_len > old_len) {
+    src.host_fd = ext_fd;
+    if (!anon) src.offset += old_len;
+    const int64_t r = map_fixed_locked(dest + old_len, rm.new_len - old_len, v.prot, v.flags, src);
+    if (ext_fd >= 0) ::close(ext_fd);
     if (r < 0) return r;
     merge_around_locked(dest + old_len);
   }
@@ -398,7 +501,7 @@ int64_t AddressSpace::move_pages_locked(const Vma& v, uint64_t old_addr, uint64_
 }
 
 int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
-  if (addr & kPageMask) return -EINVAL;
+  // is_valid_madvise's order: the advice, alignment, a length rounded up to 0, a range that wraps.
   switch (advice) {
     case MADV_NORMAL:
     case MADV_RANDOM:
@@ -423,7 +526,10 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
     default:
       return -EINVAL;
   }
-  len = page_up(len);
+  if (addr & kPageMask) return -EINVAL;
+  const uint64_t rounded = page_up(len);
+  if ((len != 0 && rounded == 0) || addr + rounded < addr) return -EINVAL;
+  len = rounded;
   if (len == 0) return 0;
   if (!range_ok(addr, len)) return -ENOMEM;
   std::shared_lock lk(mu_);
@@ -464,6 +570,9 @@ void AddressSpace::set_brk_base(uint64_t addr) {
 }
 
 uint64_t AddressSpace::brk(uint64_t addr) {
+  // A break within a page of 2^64 rounds up to 0: Linux then fails to grow the heap by "-old top" bytes and
+  // returns the old break (it never shrinks to 0).
+  if (page_up(addr) < addr) return brk_value();
   bool shrinks;
   {
     std::shared_lock lk(mu_);
@@ -494,6 +603,39 @@ uint64_t AddressSpace::brk(uint64_t addr) {
   }
   brk_ = addr;
   return brk_;
+}
+
+uint64_t AddressSpace::brk_value() const {
+  std::shared_lock lk(mu_);
+  return brk_;
+}
+
+AddressSpace::Reach AddressSpace::reach_locked(uint64_t addr, uint64_t len, int prot) const {
+  Reach r{0, 0};
+  if (addr >= size_) return r;
+  const uint64_t end = addr + std::min(len, size_ - addr);
+  uint64_t cursor = addr;
+  bool contiguous = true;  // no gap and no page past the end of a file yet: the usable prefix still grows
+  auto it = vmas_.upper_bound(addr);
+  if (it != vmas_.begin()) --it;
+  for (; it != vmas_.end() && it->second.start < end; ++it) {
+    const Vma& v = it->second;
+    if (v.end <= cursor) continue;
+    if (v.start > cursor) contiguous = false;
+    if ((v.prot & prot) != prot) {
+      r.reach = std::max(cursor, v.start) - addr;
+      return r;
+    }
+    const uint64_t vend = std::min(v.end, end);
+    const uint64_t backed = prot != 0 ? std::min(vend, std::max(v.file_end, v.start)) : vend;
+    if (contiguous) {
+      r.usable = std::max(backed, cursor) - addr;
+      contiguous = backed == vend;
+    }
+    cursor = vend;
+  }
+  r.reach = end - addr;
+  return r;
 }
 
 bool AddressSpace::any_access(uint64_t start, uint64_t end) const {
@@ -591,18 +733,22 @@ std::vector<Vma> AddressSpace::snapshot() const {
   return out;
 }
 
+std::string AddressSpace::render_maps_line(const Vma& v) {
+  const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
+                         (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
+  std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms, v.offset,
+                                 major(v.dev), minor(v.dev), v.inode);
+  if (!v.name.empty()) {
+    line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
+    line += v.name;
+  }
+  return line;
+}
+
 std::string AddressSpace::render_maps() const {
   std::string out;
   for (const Vma& v : snapshot()) {
-    const char perms[5] = {(v.prot & PROT_READ) ? 'r' : '-', (v.prot & PROT_WRITE) ? 'w' : '-',
-                           (v.prot & PROT_EXEC) ? 'x' : '-', (v.flags & kVmaShared) ? 's' : 'p', 0};
-    std::string line = fmt::format("{:08x}-{:08x} {} {:08x} {:02x}:{:02x} {}", v.start, v.end, perms,
-                                   v.offset, major(v.dev), minor(v.dev), v.inode);
-    if (!v.name.empty()) {
-      line.resize(std::max<size_t>(line.size() + 1, 73), ' ');
-      line += v.name;
-    }
-    out += line;
+    out += render_maps_line(v);
     out += '\n';
   }
   return out;

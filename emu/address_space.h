@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,7 +25,18 @@ constexpr uint64_t page_down(uint64_t v) {
   return v & ~kPageMask;
 }
 constexpr uint64_t page_up(uint64_t v) {
-  return (v + kPageMask) & ~kPageMask;
+  return (v + kPageMask) & ~kPageMask;  // 0 for v within a page of 2^64: callers that take lengths check
+}
+
+// The user address space of an arm64 Linux process (48-bit virtual addresses): TASK_SIZE, the limit of the
+// kernel's access_ok. The guest window is the bottom part of it; addresses above the window are user
+// addresses that are never mapped, so a call that only checks access_ok (a zero-length read, a private
+// futex wake, munmap) succeeds there as on Linux, and one that touches them faults.
+inline constexpr uint64_t kTaskSize = uint64_t{1} << 48;
+
+// Linux's access_ok: [addr, addr+len) is a user range, mapped or not (no wrap, nothing of the kernel half).
+constexpr bool user_range_ok(uint64_t addr, uint64_t len) {
+  return len <= kTaskSize && addr <= kTaskSize - len;
 }
 
 // Guest protection bits use the Linux values (PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4) on both sides.
@@ -34,6 +46,8 @@ enum VmaFlags : uint32_t {
   kVmaGrowsDown = 1u << 2,  // MAP_GROWSDOWN: extends downwards on a fault just below it
   kVmaStack = 1u << 3,      // the main thread's stack, "[stack]" in /proc/self/maps
   kVmaHeap = 1u << 4,       // the brk area, "[heap]"
+  kVmaSysvShm = 1u << 5,    // a SysV shared memory attach (shmat): inode is the segment's id
+  kVmaLocked = 1u << 6,     // mlocked (VM_LOCKED): the host locks the pages, this says so in /proc
 };
 
 struct Vma {
@@ -52,6 +66,9 @@ struct Vma {
   // made stale. Set by the TLB fill hook under the shared lock (through std::atomic_ref), read and cleared
   // under the exclusive lock. Unmapping or re-protecting executable pages nobody ran costs no code flush.
   bool fetched = false;
+  // Huge pages (MAP_HUGETLB, hugetlbfs): log2 of their size, else 0. The host's own hugetlb rules (aligned
+  // unmap, mprotect and mremap) then apply to the guest's calls as Linux applies them.
+  uint8_t huge_shift = 0;
 };
 
 // Describes the backing of a new mapping.
@@ -61,6 +78,7 @@ struct MapSource {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;
+  uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
 // The host protection of a guest page with protection `prot`: the guest's own, so that translated code
@@ -107,9 +125,36 @@ class AddressSpace {
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
 
+  // SysV shared memory (emu/address_space_shm.cpp). attach_segment places `len` bytes at guest `addr`, or
+  // where top-down placement finds room when addr is 0; `replace` (SHM_REMAP) lets it replace mappings there,
+  // else an overlap is -EINVAL. `attach` makes the host mapping at the host address it is given (over the
+  // reservation, in one host call) and returns 0 or -errno. Returns the guest address or -errno.
+  // The VMA gets `vflags` (kVmaShared always); a64run also moves Linux AIO rings in this way (sys_aio.cpp).
+  int64_t attach_segment(uint64_t addr, uint64_t len, bool replace, int prot, const MapSource& info,
+                         const std::function<int64_t(void*)>& attach, uint32_t vflags = kVmaSysvShm);
+  // Takes [addr, addr + len) out of the VMA list after the host has unmapped it by itself (io_destroy unmaps
+  // its ring), and puts the reservation back at once.
+  void forget_unmapped(uint64_t addr, uint64_t len);
+  // mlock state (emu/address_space_lock.cpp): the host locks the pages (mlock, mlockall, MAP_LOCKED are
+  // the host's calls on them); the VMAs record it as Linux's VM_LOCKED does, split at the range's ends, for
+  // /proc/self/maps and smaps. A fork child has none.
+  // mlockall: MCL_CURRENT marks every VMA; `future_mlock2_flags` (-1 for none, MLOCK_ONFAULT for
+  // MCL_ONFAULT) is the guest's MCL_FUTURE: every later guest mapping is locked in the host with mlock2 and
+  // marked, and a mapping the host cannot lock fails with EAGAIN, as on Linux. The host's own
+  // mlockall(MCL_FUTURE) would lock a64run's allocations too, which then fail at RLIMIT_MEMLOCK.
+  void mark_locked(uint64_t start, uint64_t end, bool locked);
+  void lock_all(bool current, int future_mlock2_flags);
+  void unlock_all();  // munlockall: no VMA is locked and MCL_FUTURE ends
+  void forget_locks_after_fork();
+
+  // shmdt: detaches the attach whose first page is at addr (every piece of it within `segment_size(id)`
+  // bytes of addr), as ipc/shm.c does. Returns 0 or -EINVAL.
+  int64_t detach_segment(uint64_t addr, const std::function<uint64_t(uint64_t id)>& segment_size);
+
   // The program break. set_brk_base is called once by the loader; brk(2) returns the new (or old) break.
   void set_brk_base(uint64_t addr);
   uint64_t brk(uint64_t addr);
+  uint64_t brk_value() const;
 
   // Where top-down mmap placement starts (below the stack).
   void set_mmap_top(uint64_t addr) { mmap_top_ = addr; }
@@ -117,6 +162,16 @@ class AddressSpace {
 
   // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared).
   bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
+  // How far into [addr, addr+len) a host call may go (caller holds lock, shared). `usable`: the length of
+  // the prefix mapped with `prot` (file pages past the end of the file are not). `reach`: where the first
+  // page that is mapped but lacks `prot` starts, or the window's end, or len. The host pages of everything
+  // before `reach` that is not usable are PROT_NONE reservation, where a host call faults as the guest's
+  // kernel would; beyond it the host could touch what the guest may not.
+  struct Reach {
+    uint64_t usable;
+    uint64_t reach;
+  };
+  Reach reach_locked(uint64_t addr, uint64_t len, int prot) const;
   // True when addr lies in a MAP_SHARED mapping (futexes there may be shared with other processes).
   bool is_shared(uint64_t addr) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
@@ -144,8 +199,9 @@ class AddressSpace {
   }
 
   std::vector<Vma> snapshot() const;
-  // Renders /proc/self/maps for the guest.
+  // Renders /proc/self/maps for the guest, one render_maps_line per VMA.
   std::string render_maps() const;
+  static std::string render_maps_line(const Vma& v);
 
  private:
   AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
@@ -158,14 +214,30 @@ class AddressSpace {
   int64_t find_free_locked(uint64_t len, uint64_t hint) const;
   void split_at_locked(uint64_t addr);
   void remove_range_locked(uint64_t start, uint64_t end);
+  // munmap of [start, end) inside the window: 0 or the host's ENOMEM (map count limit).
+  int64_t unmap_locked(uint64_t start, uint64_t end);
   void release_host_locked(uint64_t start, uint64_t end);         // aborts when the host refuses
   int64_t try_release_host_locked(uint64_t start, uint64_t end);  // 0 or -errno
   int64_t map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags, const MapSource& src);
-  int64_t mremap_locked(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
-  int64_t move_pages_locked(const Vma& v, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
-                            uint64_t dest, const MapSource& src);
+  // One mremap call, its lengths rounded to pages.
+  struct Remap {
+    uint64_t old_addr;
+    uint64_t old_len;
+    uint64_t new_len;
+    int flags;
+    uint64_t new_addr;
+  };
+  const Vma* vma_at_locked(uint64_t addr) const;
+  // munmap of a user range (the part inside the window): -EINVAL for one Linux refuses, else as munmap.
+  int64_t unmap_user_locked(uint64_t addr, uint64_t len);
+  int64_t resizable_locked(uint64_t addr, uint64_t len) const;
+  int64_t mremap_at_locked(const Remap& rm);
+  int64_t mremap_to_locked(Remap rm);
+  int64_t grow_in_place_locked(const Remap& rm);
+  int64_t move_pages_locked(const Remap& rm, uint64_t dest);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
+  void merge_all_locked();
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }
 
@@ -178,6 +250,7 @@ class AddressSpace {
   std::map<uint64_t, Vma> vmas_;  // GUARDED_BY(mu_), keyed by start
   uint64_t brk_base_ = 0;         // GUARDED_BY(mu_)
   uint64_t brk_ = 0;              // GUARDED_BY(mu_)
+  int lock_future_ = -1;          // GUARDED_BY(mu_): mlock2 flags for new mappings, or -1 for none
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> code_generation_{0};
 };

@@ -38,19 +38,18 @@ void CodeGate::wait_open() {
 void CodeGate::close() {
   writer_mu_.lock();
   closed_.store(1, std::memory_order_seq_cst);
-  std::vector<Vcpu*> all;
-  {
-    std::lock_guard lk(mu_);
-    all = vcpus_;
-  }
+  // The walk holds mu_ throughout: a vCPU leaves the list only in remove(), which its destructor calls, so
+  // none is freed while this thread looks at it (a CLONE_VM child's helper frees that child's vCPUs at any
+  // time: a copy of the list walked without the lock reached freed ones). A vCPU in code never takes mu_.
+  std::lock_guard lk(mu_);
   // A vCPU in code either sees the gate closed when it next enters, or is kicked out here; one that is in
   // code now leaves at its next translated block. Each marks itself in code, then reads the gate; this
   // thread closed the gate, then reads the marks: one side sees the other.
-  for (Vcpu* v : all) {
+  for (Vcpu* v : vcpus_) {
     if (v->in_code()) v->request(Vcpu::kRequestSync);
   }
   const int self_pid = static_cast<int>(::getpid());
-  for (Vcpu* v : all) {
+  for (Vcpu* v : vcpus_) {
     // A CLONE_VM relative's vCPU that stays in code is not running at all (its process stopped, or was
     // killed): it is given as long as a kick is (Vcpu::kick).
     const uint64_t give_up = v->host_pid() == self_pid ? UINT64_MAX : signals::now_ns() + 20'000'000;

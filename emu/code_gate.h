@@ -49,8 +49,11 @@ class CodeGate {
  private:
   std::mutex writer_mu_;             // one writer at a time
   std::atomic<uint32_t> closed_{0};  // futex word: 1 while a writer holds the gate
-  std::mutex mu_;                    // guards vcpus_
-  std::vector<Vcpu*> vcpus_;
+  // Lifetime: every vCPU of the address space (of every process in it, CLONE_VM relatives included) is in
+  // vcpus_ from its constructor to its destructor (or until its dying process takes it out). close() reads
+  // the vCPUs only under mu_, and remove() takes mu_: a vCPU is never freed under a writer's walk.
+  std::mutex mu_;             // guards vcpus_; never taken by a vCPU in guest code
+  std::vector<Vcpu*> vcpus_;  // GUARDED_BY(mu_)
 };
 
 }  // namespace emu

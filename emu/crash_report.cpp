@@ -17,7 +17,7 @@ std::string disassemble_around(Vcpu& cpu, uint64_t pc, int before, int after) {
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return "  (capstone unavailable)\n";
   std::string out;
-  AddressSpace& as = cpu.task()->as();
+  AddressSpace& as = cpu.as();
   for (int i = -before; i <= after; ++i) {
     const uint64_t addr = pc + static_cast<uint64_t>(static_cast<int64_t>(i) * 4);
     uint32_t word = 0;
@@ -95,7 +95,7 @@ bool read_named_reg(Vcpu& cpu, const char* name, uint64_t* out) {
 
 uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
   uint32_t word = 0;
-  if (copy_in(cpu.task()->as(), &word, pc, 4) != 0) return page_hint;
+  if (copy_in(cpu.as(), &word, pc, 4) != 0) return page_hint;
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return page_hint;
   cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);

@@ -264,7 +264,7 @@ const void* engine_tcg_context(uc_engine* uc) {
   return field<void*>(uc, kUcTcgCtx);
 }
 
-bool in_code_buffer(uc_engine* uc, uintptr_t pc) {
+__attribute__((no_sanitize("thread", "address"))) bool in_code_buffer(uc_engine* uc, uintptr_t pc) {
   void* ctx = field<void*>(uc, kUcTcgCtx);
   const auto start = reinterpret_cast<uintptr_t>(field<void*>(ctx, kCtxCodeBuffer));
   return pc - start < field<size_t>(ctx, kCtxCodeSize);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <new>
 
+#include "emu/fault_access.h"
 #include "emu/guest_mem.h"
 
 namespace emu {
@@ -18,8 +19,7 @@ namespace {
 int64_t load_word(AddressSpace& as, uint64_t addr, uint32_t* out) {
   std::shared_lock lk(as.lock());
   if (!as.accessible_locked(addr, 4, PROT_READ)) return -EFAULT;
-  *out = __atomic_load_n(reinterpret_cast<uint32_t*>(as.host(addr)), __ATOMIC_ACQUIRE);
-  return 0;
+  return fault_load32(reinterpret_cast<uint32_t*>(as.host(addr)), out) ? 0 : -EFAULT;
 }
 
 int32_t sign_extend12(uint32_t v) {
@@ -138,8 +138,10 @@ int64_t FutexTable::wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t 
     std::shared_lock lk(as.lock());
     if ((a2 & 3) || !as.accessible_locked(a2, 4, PROT_READ | PROT_WRITE)) return -EFAULT;
     auto* p = reinterpret_cast<uint32_t*>(as.host(a2));
-    uint32_t prev = __atomic_load_n(p, __ATOMIC_RELAXED);
+    uint32_t prev;
+    if (!fault_load32(p, &prev)) return -EFAULT;
     uint32_t next;
+    int swapped;
     do {
       switch (op) {
         case FUTEX_OP_SET:
@@ -158,7 +160,8 @@ int64_t FutexTable::wake_op(AddressSpace& as, uint64_t a1, uint64_t a2, int64_t 
           next = prev ^ oparg;
           break;
       }
-    } while (!__atomic_compare_exchange_n(p, &prev, next, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    } while ((swapped = fault_cas32(p, &prev, next)) == 0);
+    if (swapped < 0) return -EFAULT;
     old = static_cast<int32_t>(prev);
   }
   int64_t done = wake_locked(b1, a1, nwake, FUTEX_BITSET_MATCH_ANY);

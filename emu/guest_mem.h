@@ -26,6 +26,19 @@ int64_t read_cstring(AddressSpace& as, uint64_t addr, size_t max, std::string* o
 // pages and fails with EFAULT, so the emulator itself never touches them.
 uint8_t* host_range(AddressSpace& as, uint64_t addr, uint64_t len, int prot);
 
+// The part of the guest buffer [addr, addr+len) a host call may be given so that the host kernel transfers
+// what the guest's would: Linux copies a buffer in order and stops at the first page it cannot touch. The
+// span is host(addr) and a length up to the first page that is mapped but lacks `prot` (which the host
+// could touch: private guest pages are host read-write) or the window's end; pages before that which are not
+// mapped are the window's PROT_NONE reservation, where the host stops by itself, as Linux would. len 0 when
+// the very first page may not be touched (or addr lies above the window). The caller checks access_ok
+// (user_range_ok) first.
+struct HostSpan {
+  uint8_t* ptr;
+  uint64_t len;
+};
+HostSpan host_span(AddressSpace& as, uint64_t addr, uint64_t len, int prot);
+
 // A typed guest pointer, decoded from a syscall argument.
 template <typename T>
 struct GuestPtr {

@@ -1,85 +1,121 @@
-// This file owns the host's SIGSEGV and SIGBUS handler. Translated code loads and stores straight to the
-// guest window (emu/direct_memory.cpp), whose host pages carry the guest's permissions, so a guest access
-// that Linux would refuse faults in the host: the handler hands such a fault to the vCPU
-// (Vcpu::take_host_fault), which makes it the guest's SIGSEGV or SIGBUS. Everything else still ends a64run
-// as before: a fault elsewhere is an a64run bug (the previous action runs: a sanitizer's report, or the
-// default action when the faulting instruction runs again), and the signal sent by another process
-// (si_code <= 0) goes to the intake thread like any other asynchronous signal.
+// This file owns the host's SIGSEGV and SIGBUS handler: the one place a host fault in a64run's process is
+// sorted out.
 //
-// The handler runs only on threads that run guest code: a64run blocks every signal in every thread, and
-// a vCPU thread unblocks these two before it first enters guest code (allow_host_faults). A fault on a
-// thread that blocks its signal is fatal whatever the handler (the kernel resets the action), as it was.
+// The invariant. A synchronous host SIGSEGV or SIGBUS (si_code > 0) is exactly one of:
+//  (a) a fault at a fault_access routine's faulting instruction (emu/fault_access.h): a64run's own guarded
+//      access to guest memory, which resumes at the routine's fixup and gives EFAULT;
+//  (b) a fault of the guest's own access: the thread runs a vCPU with direct access (emu/direct_memory.h),
+//      the PC lies in that engine's code buffer and the address in the guest window or the guard after it.
+//      The host pages carry the guest's permissions, so this is the fault Linux would give the guest: the
+//      vCPU leaves the translated code at the faulting instruction (Vcpu::take_host_fault) and delivers the
+//      guest's SIGSEGV or SIGBUS with the exact address and code (Vcpu::classify_host_fault);
+//  (c) anything else: an a64run bug. It goes to the handler installed before this one (a sanitizer's report),
+//      or a64run says where it faulted and the faulting instruction runs again under the default action,
+//      which ends the process with the signal.
+// (a) and (b) are told apart by the PC alone (a64run's code, Unicorn's code buffer), so no fault can be taken
+// for the other kind; (b) also needs the address in the window, so translated code that faults anywhere else
+// (a bug in the translator or its wrappers) is (c). A signal another process or thread sent (si_code <= 0) is
+// not a fault: it goes to the intake thread like any asynchronous signal.
+//
+// The handler is installed with the raw rt_sigaction (signals/safe_syscall.h says why): it runs in the
+// context the kernel interrupted, in every build. (a) and the dispatch touch only the signal frame; (b) runs
+// only when the PC is in translated code, where no sanitizer runtime and no lock of a64run's is active.
 #include "emu/host_fault.h"
 
+#include <signal.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
-#include <csignal>
-#include <mutex>
+#include <cstdint>
 
+#include "emu/fault_access.h"
 #include "emu/vcpu.h"
 #include "signals/host_signals.h"
+#include "signals/safe_syscall.h"
 
 namespace emu {
 namespace {
 
-struct sigaction g_previous[2];  // SIGSEGV's and SIGBUS's actions before ours
-thread_local bool t_allowed = false;
+struct KernelSigaction {
+  uint64_t handler;
+  uint64_t flags;
+  uint64_t restorer;
+  uint64_t mask;
+};
+constexpr uint64_t kSaRestorer = 0x04000000;
 
-struct sigaction& previous(int sig) {
-  return g_previous[sig == SIGBUS ? 1 : 0];
+// The actions that were there before (a sanitizer's, or SIG_DFL), by signal: SIGSEGV 0, SIGBUS 1.
+KernelSigaction g_previous[2];
+std::atomic<bool> g_installed{false};
+
+// write(2) of a message with two numbers in hex: nothing that allocates or takes a lock.
+__attribute__((no_sanitize("thread", "address"))) void say_bug(int sig, const siginfo_t& si, uint64_t pc) {
+  char buf[160];
+  size_t n = 0;
+  auto put = [&](const char* s) {
+    while (*s != '\0' && n < sizeof buf) buf[n++] = *s++;
+  };
+  auto hex = [&](uint64_t v) {
+    put("0x");
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      if (n < sizeof buf) buf[n++] = "0123456789abcdef"[(v >> shift) & 0xf];
+    }
+  };
+  put(sig == SIGBUS ? "a64run: internal error: host SIGBUS at pc "
+                    : "a64run: internal error: host SIGSEGV at pc ");
+  hex(pc);
+  put(", address ");
+  hex(reinterpret_cast<uint64_t>(si.si_addr));
+  put(" (not a guest access)\n");
+  (void)!::write(STDERR_FILENO, buf, n);
 }
 
-void on_host_fault(int sig, siginfo_t* si, void* ctx) {
-  if (si->si_code <= 0) {  // kill, tgkill or sigqueue from another process: asynchronous
+__attribute__((no_sanitize("thread", "address"))) void on_host_fault(int sig, siginfo_t* si, void* ctx) {
+  auto* uc = static_cast<ucontext_t*>(ctx);
+  if (si->si_code <= 0) {  // sent (kill, tgkill, sigqueue), not a fault: the guest's, through the intake
     const int saved_errno = errno;
     signals::forward_to_intake(*si);
     errno = saved_errno;
     return;
   }
-  Vcpu::take_host_fault(sig, *si, *static_cast<ucontext_t*>(ctx));  // leaves translated code if the guest's
-  const struct sigaction& old = previous(sig);
-  if ((old.sa_flags & SA_SIGINFO) && old.sa_sigaction != nullptr) {
-    old.sa_sigaction(sig, si, ctx);
+  if (take_fault_access_fixup(uc)) return;  // (a)
+  Vcpu::take_host_fault(sig, *si, *uc);     // (b): does not return if the fault is the guest's
+  // (c)
+  const KernelSigaction& prev = g_previous[sig == SIGSEGV ? 0 : 1];
+  if (prev.handler != reinterpret_cast<uint64_t>(SIG_DFL) &&
+      prev.handler != reinterpret_cast<uint64_t>(SIG_IGN)) {
+    if (prev.flags & SA_SIGINFO) {
+      reinterpret_cast<void (*)(int, siginfo_t*, void*)>(prev.handler)(sig, si, ctx);
+    } else {
+      reinterpret_cast<void (*)(int)>(prev.handler)(sig);
+    }
     return;
   }
-  if (old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN) {
-    old.sa_handler(sig);
-    return;
-  }
-  // The default action: the faulting instruction runs again and the kernel kills a64run with the signal.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  ::sigaction(sig, &dfl, nullptr);
+  say_bug(sig, *si, static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]));
+  const KernelSigaction dfl{reinterpret_cast<uint64_t>(SIG_DFL), 0, 0, 0};
+  ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof dfl.mask);
 }
 
 }  // namespace
 
 void install_host_fault_handler() {
-  static std::once_flag once;  // a second install would make the handler its own previous action
-  std::call_once(once, [] {
-    struct sigaction sa {};
-    sa.sa_sigaction = &on_host_fault;
-    sa.sa_flags = SA_SIGINFO;
-    sigfillset(&sa.sa_mask);
-    ::sigaction(SIGSEGV, &sa, &previous(SIGSEGV));
-    ::sigaction(SIGBUS, &sa, &previous(SIGBUS));
-  });
-}
-
-bool host_faults_allowed_here() {
-  return t_allowed;
-}
-
-void allow_host_faults() {
-  if (t_allowed) return;
-  t_allowed = true;
-  ::sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGSEGV);
-  sigaddset(&set, SIGBUS);
-  ::pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
+  if (g_installed.exchange(true)) return;  // a second install would make the handler its own previous one
+  for (int i = 0; i < 2; ++i) {
+    const int sig = i == 0 ? SIGSEGV : SIGBUS;
+    ::syscall(SYS_rt_sigaction, sig, nullptr, &g_previous[i], sizeof g_previous[i].mask);
+    KernelSigaction sa = g_previous[i];
+    sa.handler = reinterpret_cast<uint64_t>(&on_host_fault);
+    // The previous handler's restorer and flags stay (SA_ONSTACK, for a sanitizer's stack overflow report).
+    sa.flags |= SA_SIGINFO;
+    if (!(sa.flags & kSaRestorer)) {
+      sa.flags |= kSaRestorer;
+      sa.restorer = signals::raw_restorer();
+    }
+    ::syscall(SYS_rt_sigaction, sig, &sa, nullptr, sizeof sa.mask);
+  }
 }
 
 }  // namespace emu

@@ -120,9 +120,11 @@ std::string map_segments(AddressSpace& as, int fd, const std::string& path, cons
 
 // Opens, validates and maps one ELF file. ET_DYN images get a bias: `dyn_base` if nonzero, else wherever
 // the top-down allocator puts a reservation of the whole span.
+// `given_fd`, when not -1, is the file already open (the kernel's AT_EXECFD): an executable the caller may
+// run but not read loads too.
 bool load_image(AddressSpace& as, const std::string& path, uint64_t dyn_base, Image* img, std::string* error,
-                int* status) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+                int* status, int given_fd = -1) {
+  Fd fd(given_fd >= 0 ? ::fcntl(given_fd, F_DUPFD_CLOEXEC, 0) : ::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     *error = fmt::format("{}: {}", path, strerror(errno));
     *status = errno == ENOENT ? 127 : 126;
@@ -184,7 +186,8 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
   AddressSpace& as = proc.as();
   const Options& o = proc.opts();
   StackBuilder sb(as, stack_top);
-  const uint64_t execfn = sb.push_string(o.program);
+  // AT_EXECFN: the program's path without the sysroot's prefix (a guest's execve resolved it there).
+  const uint64_t execfn = sb.push_string(proc.sysroot().to_guest(o.program));
   // Strings go on the stack last to first, so argv[0] ends up lowest, as Linux lays them out.
   std::vector<uint64_t> envp(o.envp.size()), argv(o.argv.size());
   for (size_t i = o.envp.size(); i-- > 0;) envp[i] = sb.push_string(o.envp[i]);
@@ -260,7 +263,8 @@ bool load_program(Process& proc, LoadedProgram* out, std::string* error, int* st
   Image main;
   // PIE programs go at two thirds of the window's lower part, like ELF_ET_DYN_BASE.
   const uint64_t dyn_base = page_down(as.size() / 3);
-  if (!load_image(as, proc.opts().program, dyn_base, &main, error, status)) return false;
+  if (!load_image(as, proc.opts().program, dyn_base, &main, error, status, proc.opts().program_fd))
+    return false;
   as.set_brk_base(page_up(main.bias + main.info.max_vaddr));
 
   Image interp;

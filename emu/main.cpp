@@ -13,8 +13,12 @@
 #include <string_view>
 #include <vector>
 
+#include "emu/binfmt.h"
+#include "emu/config.h"
 #include "emu/loader.h"
 #include "emu/task.h"
+#include "emu/version.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
@@ -27,17 +31,22 @@ namespace {
 
 constexpr const char* kDefaultSysroot = "/usr/aarch64-linux-gnu";
 
+// Every option and every variable a64run reads (tests/packaging/help_test.sh holds the code to it).
 void usage(FILE* out) {
   fmt::print(
       out,
       "usage: a64run [options] PROGRAM [ARGS...]\n"
+      "       a64run --binfmt install [--persistent] | uninstall | status\n"
       "Runs an arm64 (aarch64) Linux program on this x86-64 Linux host.\n\n"
       "Options:\n"
-      "  -L DIR          sysroot for the dynamic loader and libraries (env A64RUN_LD_PREFIX;\n"
-      "                  default {} when it exists)\n"
+      "  -L DIR          sysroot: the loader, libraries and absolute paths come from DIR when it has them\n"
+      "                  (default: A64RUN_LD_PREFIX, then `sysroot` in the configuration file, then {}\n"
+      "                  when it exists)\n"
       "  -E VAR=VALUE    set VAR in the guest's environment\n"
       "  -U VAR          remove VAR from the guest's environment\n"
       "  -0 ARGV0        pass ARGV0 as the guest's argv[0]\n"
+      "  -g PORT         wait for gdb on PORT (TCP, loopback; or HOST:PORT, or a Unix socket path) before\n"
+      "                  the first instruction, and serve it (gdb-multiarch: target remote :PORT)\n"
       "  --strace        print one line per syscall to stderr\n"
       "  --signal-stats[=FILE]  at exit, print per-signal delivery latency (queue to handler entry,\n"
       "                  handler entry to sigreturn: count, p50, p99, max), or write it to FILE as JSON\n"
@@ -45,9 +54,30 @@ void usage(FILE* out) {
       "                  handler runs\n"
       "  --signal-delay-post-ack-us=N  slow-core model: busy-wait N us in the thread at each rt_sigreturn,\n"
       "                  after the handler ran\n"
+      "  --binfmt install [--persistent]   register a64run with binfmt_misc for arm64 ELF programs (flags\n"
+      "                  F and P), so that the kernel runs them; --persistent also writes\n"
+      "                  /etc/binfmt.d/a64run.conf for the next boots\n"
+      "  --binfmt uninstall   remove the registration (and the /etc/binfmt.d file)\n"
+      "  --binfmt status      show the registration and other handlers of arm64 programs\n"
+      "  --exec-signal-state=BLOCKED:IGNORED[:SIGPENDING:MAX]   internal: what a guest execve keeps (signal\n"
+      "                  mask, ignored signals, RLIMIT_SIGPENDING), from a64run to itself\n"
       "  -h, --help      show this help\n"
-      "  --version       show the version\n",
-      kDefaultSysroot);
+      "  --version       show the version, the Unicorn and Capstone versions, and the fast paths this\n"
+      "                  build takes\n\n"
+      "Environment:\n"
+      "  A64RUN_LD_PREFIX=DIR    the sysroot, as -L\n"
+      "  A64RUN_GDB=PORT         as -g (a64run removes it from the program's environment)\n"
+      "  A64RUN_CONFIG=FILE      the configuration file (default {}; `sysroot = DIR`)\n"
+      "  A64RUN_BINFMT_D=DIR     where --binfmt install --persistent writes (default /etc/binfmt.d)\n"
+      "  A64RUN_FAULT_REPORT=1   print registers and disassembly when the program dies of a fault\n"
+      "  A64RUN_FUTEX_SPIN_US=N  how long a futex wait watches for a wake before it sleeps (default 5;\n"
+      "                          0 never)\n"
+      "  A64RUN_SERIAL=1         run guest code one thread at a time (diagnostics)\n"
+      "  A64RUN_BLOCK_HOOK=1     stop vCPUs with a block hook instead of kicks (diagnostics)\n"
+      "  A64RUN_NO_BLOCK_EXIT_TEST=1  kicks without the block-start exit_request test, which can lose\n"
+      "                          one (diagnostics: docs/memory.md)\n\n"
+      "The exit status is the program's; a program killed by a signal kills a64run with that signal.\n",
+      kDefaultSysroot, emu::kConfigPath);
 }
 
 void set_env(std::vector<std::string>& env, const std::string& assignment) {
@@ -102,12 +132,64 @@ bool parse_signal_delay(const std::string& a, bool* bad) {
   return true;
 }
 
+// What every start shares, options or not: the environment, the configuration file, the variables that
+// stand for options. Returns false (with the message printed) for a bad configuration file.
+bool base_options(emu::Options* opts) {
+  signals::host_signal_state(&opts->exec_blocked, &opts->exec_ignored);
+  for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
+  emu::Config cfg;
+  std::string error;
+  if (!emu::read_config(&cfg, &error)) {
+    fmt::print(stderr, "a64run: {}\n", error);
+    return false;
+  }
+  opts->sysroot = cfg.sysroot;
+  if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;
+  if (const char* p = getenv("A64RUN_GDB")) opts->gdb = p;
+  // The debugger port is this a64run's alone: the program's children (a guest execve re-executes a64run)
+  // must not wait for a debugger too.
+  unset_env(opts->envp, "A64RUN_GDB");
+  return true;
+}
+
+void default_sysroot(emu::Options* opts) {
+  struct stat st {};
+  if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
+}
+
+// Started by binfmt_misc with the P flag (emu/binfmt.h): {a64run, the program's path, its argv[0], its
+// arguments...}, no options of ours, and the path as the kernel resolved it (no PATH search). True when
+// the command line was taken that way.
+bool parse_kernel_start(int argc, char** argv, emu::Options* opts) {
+  const emu::KernelStart kernel = emu::kernel_start();
+  opts->program_fd = kernel.exec_fd;
+  if (!kernel.preserve_argv0 || argc < 2) return false;
+  opts->program = argv[1];
+  for (int j = 2; j < argc; ++j) opts->argv.emplace_back(argv[j]);
+  if (opts->argv.empty()) opts->argv.emplace_back(argv[1]);
+  default_sysroot(opts);
+  return true;
+}
+
+// An option that takes a value (-L, -E, -U, -0, -g). Returns -1 to go on, or an exit status.
+int value_option(const std::string& a, const char* v, emu::Options* opts, std::string* argv0) {
+  if (a == "-L") opts->sysroot = v;
+  if (a == "-E") set_env(opts->envp, v);
+  if (a == "-U") unset_env(opts->envp, v);
+  if (a == "-0") *argv0 = v;
+  if (a == "-g" && *v == '\0') {
+    fmt::print(stderr, "a64run: -g needs a PORT, HOST:PORT or socket path\n");
+    return 2;
+  }
+  if (a == "-g") opts->gdb = v;
+  return -1;
+}
+
 // Parses the command line into opts; returns -1 to continue, or an exit status.
 int parse_args(int argc, char** argv, emu::Options* opts) {
-  signals::host_signal_state(&opts->exec_blocked, &opts->exec_ignored);
+  if (!base_options(opts)) return 2;
+  if (parse_kernel_start(argc, argv, opts)) return -1;
   std::string argv0;
-  for (char** e = environ; *e; ++e) opts->envp.emplace_back(*e);
-  if (const char* p = getenv("A64RUN_LD_PREFIX")) opts->sysroot = p;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; ++i) {
     const std::string a = argv[i];
@@ -127,7 +209,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       return 0;
     }
     if (a == "--version") {
-      fmt::print("a64run {} (Unicorn {}.{})\n", A64RUN_VERSION, UC_API_MAJOR, UC_API_MINOR);
+      fmt::print("{}", emu::version_report());
       return 0;
     }
     if (a == "--strace") {
@@ -144,8 +226,14 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       char* end = nullptr;
       opts->exec_blocked = std::strtoull(a.c_str() + 20, &end, 16);
       if (*end == ':') opts->exec_ignored = std::strtoull(end + 1, &end, 16);
+      if (*end == ':') {  // the guest's RLIMIT_SIGPENDING (signals::set_guest_sigpending_limit)
+        rlimit pending{};
+        pending.rlim_cur = std::strtoull(end + 1, &end, 16);
+        if (*end == ':') pending.rlim_max = std::strtoull(end + 1, &end, 16);
+        signals::set_guest_sigpending_limit(pending);
+      }
       if (*end != '\0') {
-        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED in hexadecimal\n", a);
+        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
         return 2;
       }
       continue;
@@ -154,24 +242,20 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       if (bad) return 2;
       continue;
     }
-    const char* v = (a == "-L" || a == "-E" || a == "-U" || a == "-0") ? value() : nullptr;
+    const bool takes_value = a == "-L" || a == "-E" || a == "-U" || a == "-0" || a == "-g";
+    const char* v = takes_value ? value() : nullptr;
     if (v == nullptr) {
-      if (a != "-L" && a != "-E" && a != "-U" && a != "-0")
-        fmt::print(stderr, "a64run: unknown option {}\n", a);
+      if (!takes_value) fmt::print(stderr, "a64run: unknown option {}\n", a);
       usage(stderr);
       return 2;
     }
-    if (a == "-L") opts->sysroot = v;
-    if (a == "-E") set_env(opts->envp, v);
-    if (a == "-U") unset_env(opts->envp, v);
-    if (a == "-0") argv0 = v;
+    if (int status = value_option(a, v, opts, &argv0); status >= 0) return status;
   }
   if (i >= argc) {
     usage(stderr);
     return 2;
   }
-  struct stat st {};
-  if (opts->sysroot.empty() && ::stat(kDefaultSysroot, &st) == 0) opts->sysroot = kDefaultSysroot;
+  default_sysroot(opts);
   opts->program = find_program(argv[i]);
   for (int j = i; j < argc; ++j) opts->argv.emplace_back(argv[j]);
   if (!argv0.empty()) opts->argv[0] = argv0;
@@ -189,6 +273,8 @@ std::unique_ptr<emu::AddressSpace> reserve_address_space() {
 }
 
 int run(int argc, char** argv) {
+  if (argc >= 2 && strcmp(argv[1], "--binfmt") == 0)
+    return emu::binfmt_command(std::vector<std::string>(argv + 2, argv + argc));
   emu::Options opts;
   if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
   auto as = reserve_address_space();
@@ -199,7 +285,9 @@ int run(int argc, char** argv) {
   emu::LoadedProgram prog;
   std::string error;
   int status = 0;
-  if (!emu::load_program(proc, &prog, &error, &status)) {
+  const bool loaded = emu::load_program(proc, &prog, &error, &status);
+  if (proc.opts().program_fd >= 0) ::close(proc.opts().program_fd);  // the kernel's, not the program's
+  if (!loaded) {
     fmt::print(stderr, "a64run: {}\n", error);
     return status;
   }
@@ -218,6 +306,10 @@ int run(int argc, char** argv) {
   signals::init_safe_syscalls();  // after the intake thread, which keeps the wake signal blocked
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);
+  if (!proc.opts().gdb.empty() && !gdb::start(proc, proc.opts().gdb, &error)) {
+    fmt::print(stderr, "a64run: {}\n", error);
+    return 1;
+  }
   main_task->run();
   // The guest's main thread called exit(2) while others live on; the last one ends the process.
   pthread_exit(nullptr);

@@ -21,8 +21,31 @@
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define A64RUN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define A64RUN_ASAN 1
+#endif
+#endif
+#if defined(A64RUN_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace emu {
 namespace {
+
+// A child's stack comes from mmap. AddressSanitizer keeps the poisoned redzones of a stack's frames in its
+// shadow memory after the stack is unmapped: a later child's stack at the same addresses began inside an
+// earlier child's redzones (a false stack-buffer-overflow in its first frames). The new stack is clean.
+void* map_child_stack(size_t size, int extra_flags) {
+  void* stack = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | extra_flags, -1, 0);
+#if defined(A64RUN_ASAN)
+  if (stack != MAP_FAILED) __asan_unpoison_memory_region(stack, size);
+#endif
+  return stack;
+}
 
 constexpr size_t kVforkStack = size_t{256} * 1024;
 // A CLONE_VM child runs the emulator for as long as it lives: a thread-sized stack, reserved, not committed.
@@ -82,8 +105,7 @@ int vfork_child_main(void* arg) {
 // Process sharing this one's memory): what it does to signal actions (Go's child resets every handler) or
 // to its pending signals is not the parent's. Its vCPU goes back to this process's pool.
 int64_t vfork_shared(Task& t, const ForkRequest& r) {
-  void* stack =
-      ::mmap(nullptr, kVforkStack, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  void* stack = map_child_stack(kVforkStack, 0);
   if (stack == MAP_FAILED) return -ENOMEM;
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
   VforkChild c{&t, first_child_thread(t, *proc), r};
@@ -161,6 +183,7 @@ void* vm_helper_main(void* arg) {
   auto* c = static_cast<VmChild*>(arg);
   const int self = static_cast<int>(::gettid());
   syscalls::reserve_tid(self);
+  syscalls::name_emulator_thread("vmhelper");
   // The child's glibc finds its thread id in this thread's descriptor (rwlocks compare it with their
   // writer's). The kernel zeroes it when this thread dies, and the parent's exit_group kills it at any time:
   // the descriptor keeps the id instead. (glibc then never reuses this thread's stack: a leak of one small
@@ -175,6 +198,9 @@ void* vm_helper_main(void* arg) {
   } else {
     wait_until_gone(*c, pid);
   }
+  // Lifetime: a thread that exits while others live on deletes its own Task; every other Task of the child
+  // is still registered once the child is gone (the last thread dies registered: Task::exit_thread), and is
+  // deleted here, with it the vCPU that names the process deleted below.
   std::vector<Task*> left;
   c->proc->for_each_thread([&](Task& t) { left.push_back(&t); });
   if (pid < 0) left.push_back(c->task);
@@ -187,8 +213,7 @@ void* vm_helper_main(void* arg) {
 }
 
 int64_t vm_clone(Task& t, const ForkRequest& r) {
-  void* stack = ::mmap(nullptr, kVmChildStack, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE, -1, 0);
+  void* stack = map_child_stack(kVmChildStack, MAP_NORESERVE);
   if (stack == MAP_FAILED) return -ENOMEM;
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
   // (The altstack is not inherited: a new Task has none, as CLONE_VM without CLONE_VFORK clears it.)

@@ -196,6 +196,12 @@ void RunLock::release(Vcpu* self) {
   errno = saved_errno;
 }
 
+RunLockReleaser::RunLockReleaser(RunLock& lock, Vcpu* self, Then then)
+    : lock_(lock), self_(self), then_(then) {
+  lock_.release(self_);
+  if (self_ != nullptr) self_->mark_host_call();
+}
+
 RunLockReleaser::~RunLockReleaser() {
   if (then_ == kLeaveReleased && parallel_guest_code()) return;
   lock_.acquire(self_, true);

@@ -75,12 +75,12 @@ class RunLock {
 // kLeaveReleased: with guest code in parallel, the lock stays released: for a wait whose handler touches only
 // its own thread's state afterwards, so the woken thread returns to guest code without waiting for a lock
 // the waker often still holds (Vcpu::on_interrupt takes it again if a signal is to be delivered).
+// Every releaser also marks its vCPU (Vcpu::mark_host_call): its system call made a host call that may sleep
+// or see what another process did, so the way back to guest code settles host signals first.
 class RunLockReleaser {
  public:
   enum Then { kReacquire, kLeaveReleased };
-  RunLockReleaser(RunLock& lock, Vcpu* self, Then then = kReacquire) : lock_(lock), self_(self), then_(then) {
-    lock_.release(self_);
-  }
+  RunLockReleaser(RunLock& lock, Vcpu* self, Then then = kReacquire);
   ~RunLockReleaser();
   RunLockReleaser(const RunLockReleaser&) = delete;
   RunLockReleaser& operator=(const RunLockReleaser&) = delete;

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,9 +16,12 @@
 #include <shared_mutex>
 
 #include "emu/crash_report.h"
+#include "emu/fault_access.h"
 #include "emu/guest_mem.h"
 #include "emu/parallel_atomics.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "signals/signals.h"
@@ -28,16 +30,6 @@
 #include "syscalls/fd_util.h"
 
 namespace emu {
-
-std::string Process::host_path(const std::string& guest_path) const {
-  if (opts_.sysroot.empty() || guest_path.empty() || guest_path[0] != '/') return guest_path;
-  // Files (the loader, libraries, ld.so.cache) come from the sysroot when it has them; directories stay the
-  // host's, so `ls /` under -L lists the real root rather than the sysroot's.
-  std::string in_root = opts_.sysroot + guest_path;
-  struct stat st {};
-  if (::stat(in_root.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) return in_root;
-  return guest_path;
-}
 
 Task* Process::find_thread(int tid) {
   std::lock_guard lk(threads_mu_);
@@ -51,10 +43,11 @@ void Process::add_thread(Task* t) {
   threads_[t->tid()] = t;
 }
 
-size_t Process::remove_thread(Task* t) {
+bool Process::remove_thread_unless_last(Task* t) {
   std::lock_guard lk(threads_mu_);
+  if (threads_.size() == 1 && threads_.begin()->second == t) return false;
   threads_.erase(t->tid());
-  return threads_.size();
+  return true;
 }
 
 size_t Process::thread_count() {
@@ -78,7 +71,7 @@ std::unique_ptr<Vcpu> Process::take_vcpu(Task* owner) {
 }
 
 void Process::recycle_vcpu(std::unique_ptr<Vcpu> cpu) {
-  cpu->set_task(nullptr);
+  cpu->set_idle(this);
   std::lock_guard lk(threads_mu_);
   idle_cpus_.push_back(std::move(cpu));
 }
@@ -108,6 +101,7 @@ Process::Process(Process& parent, bool share_sighand)
       cmdline(parent.cmdline),
       auxv(parent.auxv),
       opts_(parent.opts_),
+      sysroot_(parent.sysroot_),
       mem_(parent.mem_),
       signals_(share_sighand ? parent.signals_.handlers : copy_handlers(parent.signals_)) {
   sigreturn_trampoline = parent.sigreturn_trampoline;
@@ -155,6 +149,7 @@ void Process::after_fork_parent() {
 
 void Process::after_fork_child(Task* self) {
   signals::Park::unlock_pool();
+  if (gdb::enabled()) gdb::after_fork_child();  // a forked child runs without the debugger
   set_host_pid(static_cast<int>(::getpid()));
   run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
@@ -166,11 +161,14 @@ void Process::after_fork_child(Task* self) {
   self->sig().pending = signals::PendingQueue();
   // The intake thread did not survive the fork; the child needs its own for its children's SIGCHLD.
   signals::reset_timers_after_fork(*this);
+  signals::reset_mq_notify_after_fork(*this);
+  signals::reset_owner_proxies_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
+  as().forget_locks_after_fork();
   std::vector<Vcpu*> vcpus{&self->cpu()};
   for (const auto& v : idle_cpus_) vcpus.push_back(v.get());
   as().gate().reset_after_fork(vcpus);
@@ -198,10 +196,12 @@ void Task::run() {
   RunLock& lock = proc_.run_lock();
   Vcpu* self = cpu_.get();
   while (!exiting_) {
+    if (gdb::enabled()) gdb::checkpoint(*this);
     const bool serial = !parallel_guest_code();
     if (serial && !lock.held_by(self)) lock.acquire(self, false);
     if (!serial && lock.held_by(self)) lock.release(self);
     const StopInfo stop = cpu_->run();
+    if (gdb::enabled() && gdb::on_stop(*this, stop)) continue;
     if (stop.kind == StopKind::kNone || stop.kind == StopKind::kSyscallStop ||
         stop.kind == StopKind::kThreadExit)
       continue;
@@ -233,18 +233,26 @@ void Task::exit_thread(int status) {
       std::shared_lock lk(as().lock());
       if (as().accessible_locked(clear_child_tid, 4, PROT_WRITE)) {
         auto* word = reinterpret_cast<uint32_t*>(as().host(clear_child_tid));
+        const uint32_t zero = 0;
         if (clear_child_tid & 3) {
-          std::memset(word, 0, sizeof *word);
+          cleared = fault_copy(word, &zero, sizeof zero) == 0;
         } else {
-          __atomic_store_n(word, 0u, __ATOMIC_SEQ_CST);
+          // A store that a fault cannot kill (fault_access.h): a swap until it takes.
+          uint32_t cur;
+          int swapped = fault_load32(word, &cur) ? 0 : -1;
+          while (swapped == 0) swapped = fault_cas32(word, &cur, 0);
+          cleared = swapped > 0;
         }
-        cleared = true;
       }
     }
     if (cleared) proc_.futexes().wake(clear_child_tid, 1, ~0u);
   }
   release_robust_futexes();
-  if (proc_.remove_thread(this) == 0) exit_group(status);
+  signals::end_owner_proxies(proc_, tid_);
+  // The last thread ends the process still registered: prepare_death takes its vCPU out of the code gate
+  // and the run lock like every other thread's, and a CLONE_VM child's helper finds its Task to delete.
+  // (Unregistered first, it left a vCPU in the gate naming a process the helper then freed.)
+  if (!proc_.remove_thread_unless_last(this)) exit_group(status);
   exiting_ = true;
   cpu_->stop(StopKind::kThreadExit);
 }
@@ -297,6 +305,7 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
 void Task::exit_group(int status) {
   // The run lock and futex queues may live on in a CLONE_VM relative (a vfork child's parent, for one).
   proc_.prepare_death();
+  if (gdb::enabled()) gdb::on_exit(status);
   signals::print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);
@@ -323,11 +332,13 @@ void Task::release_robust_futexes() {
     std::shared_lock lk(as().lock());
     if (!as().accessible_locked(uaddr, 4, PROT_READ | PROT_WRITE)) return;
     auto* word = reinterpret_cast<uint32_t*>(as().host(uaddr));
-    uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+    uint32_t cur;
+    if (!fault_load32(word, &cur)) return;
+    int swapped;
     do {
       if ((cur & FUTEX_TID_MASK) != static_cast<uint32_t>(tid_)) return;
-    } while (!__atomic_compare_exchange_n(word, &cur, (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED, false,
-                                          __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+    } while ((swapped = fault_cas32(word, &cur, (cur & FUTEX_WAITERS) | FUTEX_OWNER_DIED)) == 0);
+    if (swapped < 0) return;
     lk.unlock();
     if (!(cur & FUTEX_WAITERS)) return;
     proc_.futexes().wake(uaddr, 1, ~0u);

@@ -16,8 +16,11 @@
 #include "emu/address_space.h"
 #include "emu/futex.h"
 #include "emu/run_lock.h"
+#include "emu/sysroot.h"
 #include "emu/vcpu.h"
+#include "signals/fasync_owner.h"
 #include "signals/host_signals.h"
+#include "signals/mq_notify.h"
 #include "signals/park.h"
 #include "signals/signal_state.h"
 #include "signals/signalfd.h"
@@ -30,7 +33,9 @@ struct Options {
   std::string sysroot;            // -L / A64RUN_LD_PREFIX; empty for none
   bool strace = false;            // --strace
   std::string signal_stats;       // --signal-stats: "-" for stderr, else a JSON file path
+  std::string gdb;                // -g / A64RUN_GDB: where the gdb stub listens; empty for none
   std::string program;            // host path of the guest executable
+  int program_fd = -1;            // the executable's descriptor when the kernel passed one (binfmt_misc O)
   std::vector<std::string> argv;  // guest argv (argv[0] may come from -0)
   std::vector<std::string> envp;  // guest environment
   // The blocked and ignored signals the program starts with, as execve(2) keeps them: those a64run itself
@@ -58,7 +63,7 @@ class Process {
  public:
   // The first process of this a64run; it becomes the calling thread's current().
   Process(Options opts, std::unique_ptr<AddressSpace> as)
-      : opts_(std::move(opts)), mem_(std::make_shared<SharedMemory>(std::move(as))) {
+      : opts_(std::move(opts)), sysroot_(opts_.sysroot), mem_(std::make_shared<SharedMemory>(std::move(as))) {
     current_ = this;
     set_host_pid(static_cast<int>(::getpid()));
   }
@@ -88,7 +93,9 @@ class Process {
   // signals::map_trampoline.
   uint64_t sigreturn_trampoline = 0;
 
-  // The thread registry. remove_thread returns how many threads remain.
+  // The thread registry. A Task is registered from its thread's start until that thread is done with it;
+  // remove_thread_unless_last unregisters an exiting thread, unless it is the last (which ends the process
+  // registered, and returns false).
   Task* find_thread(int tid);
   // Visits every thread, the main thread (tid == pid) first, under the registry lock.
   template <typename F>
@@ -101,7 +108,7 @@ class Process {
     }
   }
   void add_thread(Task* t);
-  size_t remove_thread(Task* t);
+  bool remove_thread_unless_last(Task* t);
   size_t thread_count();
   // Idle vCPUs kept for reuse: creating a Unicorn instance costs ~1.6 ms, reusing one microseconds.
   std::unique_ptr<Vcpu> take_vcpu(Task* owner);
@@ -113,8 +120,10 @@ class Process {
   void after_fork_parent();
   void after_fork_child(Task* self);
 
-  // Resolves a guest path for file access: absolute paths look inside the sysroot first (qemu's -L rule).
-  std::string host_path(const std::string& guest_path) const;
+  // The -L rule (emu/sysroot.h, docs/sysroot.md): every guest path argument goes through it.
+  const Sysroot& sysroot() const { return sysroot_; }
+  // sysroot().host_path: the host path of a guest path, a final symlink followed.
+  std::string host_path(const std::string& guest_path) const { return sysroot_.host_path(guest_path); }
 
   // What /proc/self/{exe,cmdline,auxv} show the guest.
   std::string exe_path;
@@ -125,9 +134,15 @@ class Process {
   signals::HostIntake intake;
   signals::TimerTable timers;
   signals::SignalfdTable signalfds;
+  signals::MqNotifyTable mq_notifications;
+  signals::FasyncOwnerTable fasync_owners;
   // Set by a CLONE_VM child's execve just before the host execve: its emulator state left in the shared
   // memory is its parent's to free once the host says the child has left it.
   std::atomic<bool> execing{false};
+  // Set once the guest arms a source of signals the host sends it during its own system calls (dnotify's
+  // F_NOTIFY, a lease, O_ASYNC/FIOASYNC): from then on every system call looks for a host signal on its way
+  // before it returns (syscalls/dispatch.cpp), as Linux makes such a signal pending before the call returns.
+  std::atomic<bool> self_signals_armed{false};
   // The host process that runs this guest process (a CLONE_VM child sets it at its start).
   int host_pid() const { return host_pid_.load(std::memory_order_acquire); }
   void set_host_pid(int pid) { host_pid_.store(pid, std::memory_order_release); }
@@ -135,12 +150,14 @@ class Process {
  private:
   static inline thread_local Process* current_ = nullptr;
   Options opts_;
+  Sysroot sysroot_;
   std::shared_ptr<SharedMemory> mem_;
   signals::ProcessSignals signals_;
   std::atomic<int> host_pid_{0};
   int main_tid_ = 0;
   std::mutex threads_mu_;
-  std::map<int, Task*> threads_;                  // GUARDED_BY(threads_mu_)
+  std::map<int, Task*> threads_;  // GUARDED_BY(threads_mu_)
+  // Declared last, so destroyed first: the idle vCPUs name this process (Vcpu::proc_) until they are gone.
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };
 
@@ -170,6 +187,10 @@ class Task {
   // table, which threads need not share (CLOSE_RANGE_UNSHARE).
   void wake();
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
+  // Set while the debugger holds this thread stopped (gdb/debugger.h): like a pending signal, it makes the
+  // interrupt flag true (signals::recompute_locked), so a blocking wait ends. Written under sig_lock.
+  bool debug_stop() const { return debug_stop_.load(std::memory_order_seq_cst); }
+  void set_debug_stop(bool v) { debug_stop_.store(v, std::memory_order_seq_cst); }
 
   // How the syscall being handled began and how a signal ended it (the restart rules).
   struct Restart {
@@ -191,6 +212,11 @@ class Task {
   const volatile void* interrupt_flag() const { return &interrupt_; }
   void enter_safe_syscall() { in_safe_syscall_.store(true, std::memory_order_seq_cst); }
   void leave_safe_syscall() { in_safe_syscall_.store(false, std::memory_order_release); }
+  // What the safe system calls of the current guest system call did: entered the host call, or found the
+  // thread interrupted before they entered it (signals/safe_syscall.h). Reset by the dispatcher.
+  void reset_safe_calls() { safe_calls_ = 0; }
+  void note_safe_call(bool entered) { safe_calls_ |= entered ? 1 : 2; }
+  bool safe_calls_never_entered() const { return safe_calls_ == 2; }
   uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
   uint64_t robust_list = 0;      // set_robust_list head
   uint64_t robust_list_len = 0;
@@ -213,7 +239,9 @@ class Task {
   signals::Park& park_ = signals::Park::make();
   std::atomic<bool> interrupt_{false};
   std::atomic<bool> exit_requested_{false};
+  std::atomic<bool> debug_stop_{false};
   std::atomic<bool> in_safe_syscall_{false};
+  uint8_t safe_calls_ = 0;  // bit 0: a safe call entered its host call; bit 1: one did not
   signals::ThreadSignals sig_;
   bool exiting_ = false;
 };

@@ -20,6 +20,7 @@
 #include "emu/run_lock.h"
 #include "emu/task.h"
 #include "emu/tb_lookup.h"
+#include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
 #include "syscalls/dispatch.h"
@@ -151,7 +152,13 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
-  const int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  int prot = self->as_.page_prot(addr, &past_eof, type == UC_MEM_FETCH);
+  bool watched = false;
+  if (!self->watch_pages_.empty() && prot > 0 && !self->watch_bypass_) {  // the debugger's (vcpu_debug.cpp)
+    const int deny = self->watch_deny(addr);
+    watched = (prot & need & deny) != 0;
+    prot &= ~deny;
+  }
   if (prot < 0 || !(prot & need) || past_eof) {
     // Unicorn also probes pages it will not access (the `until` address when a stop is requested), so a
     // refusal is only recorded here; run() decides from uc_emu_start's result whether it was a fault.
@@ -160,6 +167,7 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
     self->fault_.access = need;
     self->fault_.mapped = prot >= 0 && !past_eof;
     self->fault_.past_eof = prot >= 0 && (prot & need) && past_eof;
+    self->fault_.watched = watched;
     return false;
   }
   e->paddr = addr;
@@ -251,6 +259,29 @@ void Vcpu::set_task(Task* t) {
   run_evicted_.store(false, std::memory_order_relaxed);
 }
 
+void Vcpu::set_idle(const Process* pool) {
+  task_.store(nullptr, std::memory_order_release);
+  proc_.store(pool, std::memory_order_release);
+  run_evicted_.store(false, std::memory_order_relaxed);
+}
+
+namespace {
+
+// A system call that made a host call: a host signal on its way is queued before the call returns, with the
+// run lock released while the intake thread works (signals/host_signals.h).
+void settle_host_signals(RunLock& lock, Vcpu* self) {
+  if (!signals::host_signals_in_flight()) return;
+  if (lock.held_by(self)) {
+    RunLockReleaser unlocked(lock, self);
+    signals::sync_host_signals();
+  } else {
+    signals::sync_host_signals();
+  }
+  self->take_host_call_mark();  // the releaser's own mark
+}
+
+}  // namespace
+
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {
@@ -267,6 +298,9 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
         RunLock& lock = t.proc().run_lock();
         if (!lock.held_by(self)) lock.acquire(self, true);
         syscalls::dispatch(t);
+        // A host signal sent before what the call saw (data another process wrote after its kill) is the
+        // guest's before the call returns (signals/host_signals.h).
+        if (self->take_host_call_mark()) settle_host_signals(lock, self);
         // Syscall exit is a safe point: signals that became deliverable (or ended a wait) are handled here.
         // (A wait may have returned without the lock: RunLockReleaser::kLeaveReleased.)
         if (t.interrupted() || t.restart.code != 0) {
@@ -362,7 +396,9 @@ void Vcpu::set_direct_memory(bool on) {
 // state, their stack frame and the window), the PC lies in that engine's code buffer and the address in the
 // window or the guard page after it. (A softmmu access that faults in the host, through a TLB entry the
 // code gate failed to drop, is also the guest's by that rule, and ends as the fault it would have been.)
-void Vcpu::take_host_fault(int sig, const siginfo_t& si, const ucontext_t& ctx) {
+// (Case (b) of emu/host_fault.cpp's invariant.)
+__attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int sig, const siginfo_t& si,
+                                                                             const ucontext_t& ctx) {
   Vcpu* self = t_running;
   if (self == nullptr || !self->direct_ok_) return;
   const auto host = reinterpret_cast<uintptr_t>(si.si_addr);
@@ -439,7 +475,6 @@ StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
   t_running = this;
-  if (direct_ok_) allow_host_faults();
   engine_started_.store(false, std::memory_order_seq_cst);
   enter_code();
   if (requests_.load(std::memory_order_seq_cst) != 0) {

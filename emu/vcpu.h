@@ -9,6 +9,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "emu/address_space.h"
 #include "emu/direct_memory.h"
@@ -39,6 +41,7 @@ struct StopInfo {
   bool exact = false;       // for kFault: fault_addr is the accessed byte itself (a host fault), not a page
   int host_signal = 0;      // for kFault: SIGSEGV or SIGBUS when a direct access faulted in the host
   uint32_t intno = 0;       // for exceptions
+  bool watched = false;     // for kFault: refused because the debugger watches the page (gdb/watch.cpp)
 };
 
 class Vcpu {
@@ -49,6 +52,7 @@ class Vcpu {
     kRequestSignal = 1u << 2,  // a signal may be deliverable
     kRequestFlush = 1u << 3,   // grow the TLB (section 1) or resync mappings
     kRequestSync = 1u << 4,    // the code gate is closing (CodeGate): leave guest code
+    kRequestDebug = 1u << 5,   // the debugger stops every thread (gdb/debugger.h): leave guest code
   };
   static constexpr uint64_t kUntil = 0xfffffffffffffffcull;  // never reached; 0 would hide a jump to NULL
 
@@ -64,11 +68,13 @@ class Vcpu {
   // vCPU on.
   Task* task() const { return task_.load(std::memory_order_acquire); }
   // The host process that runs this vCPU (0 when idle). Other threads ask it of vCPUs whose thread may be
-  // exiting (CodeGate::close, kicks, the run lock): it reads the process, which outlives its tasks, never
-  // the task itself.
+  // exiting (CodeGate::close, kicks, the run lock): it reads the process, never the task.
   int host_pid() const;
   const Process* process() const { return proc_.load(std::memory_order_acquire); }
+  // A task of `t`'s process runs the vCPU from now on.
   void set_task(Task* t);
+  // The vCPU goes idle into `pool`'s pool of vCPUs (Process::recycle_vcpu).
+  void set_idle(const Process* pool);
 
   // Any thread: ask the vCPU to stop at its next translated block (a kick: see kick()).
   void request(uint32_t bits);
@@ -82,6 +88,7 @@ class Vcpu {
   // True while the vCPU executes translated code (CodeGate waits for it to be false).
   bool in_code() const { return in_code_.load(std::memory_order_seq_cst); }
 
+  AddressSpace& as() const { return as_; }
   uint64_t x(int n) const;  // x0..x30
   void set_x(int n, uint64_t v);
   uint64_t reg(int uc_reg) const;
@@ -123,7 +130,36 @@ class Vcpu {
   // run() makes the stop). Returns only when the fault is not the guest's.
   static void take_host_fault(int sig, const siginfo_t& si, const ucontext_t& ctx);
 
+  // Debugger controls (emu/vcpu_debug.cpp), used by gdb/ from the thread that runs this vCPU, outside
+  // uc_emu_start. Breakpoints are Unicorn exits: the vCPU stops before the instruction at each address.
+  void set_breakpoints(std::vector<uint64_t> addrs);
+  bool has_breakpoints() const { return !breakpoints_.empty(); }
+  bool breakpoint_at(uint64_t addr) const;
+  // The architecture's software step (MDSCR_EL1.SS, PSTATE.SS): run() executes one instruction and then
+  // stops as kUndefined with the PC past it (a system call completes first).
+  void set_single_step(bool on);
+  bool single_stepping() const { return single_step_; }
+  // Watched pages: the TLB fill hook takes `deny` (PROT_READ, PROT_WRITE) away from each, so an access
+  // there stops as a kFault with `watched` set. `bypass` lets every access through (stepping over one
+  // access that misses the watched bytes). Changing either flushes the TLB.
+  void set_watched_pages(std::vector<std::pair<uint64_t, int>> pages);
+  void set_watch_bypass(bool on);
+  bool watch_bypass() const { return watch_bypass_; }
+  // Which debugger state (gdb::Debugger's generation) this vCPU has applied.
+  uint64_t debug_generation = 0;
+
+  // Set when a system call of this vCPU's thread made a host call that may sleep (RunLockReleaser) or read
+  // what another process made; taken on the way back to guest code (host_signals_in_flight). Only the
+  // vCPU's own thread touches it.
+  void mark_host_call() { host_call_mark_ = true; }
+  bool take_host_call_mark() {
+    const bool v = host_call_mark_;
+    host_call_mark_ = false;
+    return v;
+  }
+
  private:
+  bool host_call_mark_ = false;
   static void on_block(uc_engine* uc, uint64_t addr, uint32_t size, void* self);
   static bool on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* self);
   static void on_interrupt(uc_engine* uc, uint32_t intno, void* self);
@@ -141,7 +177,11 @@ class Vcpu {
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
-  std::atomic<const Process*> proc_{nullptr};  // the process of the last task (set_task)
+  // The process whose thread runs this vCPU, or whose idle pool holds it. Lifetime: a process frees its
+  // pool (and so these vCPUs) before anything else of it, and a vCPU handed to another process's pool
+  // names that process from then on (set_idle), so proc_ never names a freed process. (It named the
+  // process of its last task: a vfork child's vCPU back in its parent's pool named the deleted child.)
+  std::atomic<const Process*> proc_{nullptr};
   uc_engine* uc_ = nullptr;
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};
@@ -162,6 +202,13 @@ class Vcpu {
   uint64_t fills_ = 0;              // successful TLB fills since the last flush or rate window start
   uint64_t window_start_ns_ = 0;    // when fills_ started counting
   uint64_t tlb_size_estimate_ = 0;  // what QEMU's dynamic TLB has grown to, as far as we can tell
+  // Debugger state (emu/vcpu_debug.cpp); touched only by the thread that runs this vCPU.
+  std::vector<uint64_t> breakpoints_;                  // sorted
+  std::vector<std::pair<uint64_t, int>> watch_pages_;  // (page, permissions denied)
+  bool watch_bypass_ = false;
+  bool single_step_ = false;
+  uint64_t saved_pstate_ = 0;
+  int watch_deny(uint64_t page) const;
 };
 
 }  // namespace emu

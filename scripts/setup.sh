@@ -21,7 +21,8 @@ readonly CAPSTONE_VERSION="5.0.7"
 readonly DEPS_SUITE="trixie"
 readonly DEPS_PACKAGES=(libunicorn2t64 libunicorn-dev libcapstone5 libcapstone-dev)
 
-# Host packages. qemu-user is the reference for guest tests; libclang-rt-14-dev holds libFuzzer
+# Host packages. qemu-user is the reference for guest tests; gdb-multiarch drives the gdb stub's tests
+# (tests/gdb); libclang-rt-14-dev holds libFuzzer
 # (libclang_rt.fuzzer-x86_64.a) for clang 14's -fsanitize=fuzzer. Everything is installed without
 # Recommends, above all so that qemu-user does not bring qemu-user-binfmt: with binfmt_misc registered the
 # host itself would run aarch64 binaries, and an a64run that wrongly hands a guest exec to the host would
@@ -29,7 +30,7 @@ readonly DEPS_PACKAGES=(libunicorn2t64 libunicorn-dev libcapstone5 libcapstone-d
 readonly HOST_PACKAGES=(
   make git cmake ninja-build g++ clang clang-format clang-tidy libclang-rt-14-dev libfmt-dev libgtest-dev
   gcc-aarch64-linux-gnu g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
-  golang-go mmdebstrap gnuplot-nox python3 file
+  golang-go mmdebstrap gnuplot-nox python3 file gdb-multiarch
 )
 
 export DEBIAN_FRONTEND=noninteractive

@@ -11,6 +11,7 @@
 
 #include "emu/task.h"
 #include "emu/vdso.h"
+#include "gdb/hooks.h"
 #include "signals/frame_arm64.h"
 #include "signals/host_signals.h"
 #include "signals/signals.h"
@@ -100,19 +101,27 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
   const bool live = q.take(sig, out);
   if (ps.queued) --ps.queued;
   if (!live) return Next::kAgain;  // a stale POSIX timer signal, dropped
-  *act = ps.actions[sig - 1];
+  int delivered = sig;
+  if (gdb::enabled()) {  // a debugger sees the signal first, and may drop or replace it (ptrace's rule)
+    lk.unlock();
+    delivered = gdb::on_signal(t, out->info);
+    if (delivered == 0) return Next::kAgain;
+    out->info.si_signo = delivered;
+    lk.lock();
+  }
+  *act = ps.actions[delivered - 1];
   if (act->handler == guest::kSIG_IGN) return Next::kAgain;
   if (act->handler == guest::kSIG_DFL) {
-    const DefaultAction d = default_action(sig);
+    const DefaultAction d = default_action(delivered);
     if (d == DefaultAction::kIgnore || d == DefaultAction::kContinue) return Next::kAgain;
     lk.unlock();
     if (d == DefaultAction::kStop) {
-      group_stop(sig);
+      group_stop(delivered);
       return Next::kAgain;
     }
-    die_with_signal(sig);
+    die_with_signal(delivered);
   }
-  *old_mask = enter_handler_locked(t, sig, ps.actions[sig - 1]);
+  *old_mask = enter_handler_locked(t, delivered, ps.actions[delivered - 1]);
   return Next::kHandler;
 }
 
@@ -154,7 +163,9 @@ void handle_signals(emu::Task& t, bool syscall_exit) {
 }
 
 void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail) {
-  const int sig = info.si_signo;
+  // A debugger sees the fault first (PC at the faulting instruction). Dropped, the instruction runs again.
+  const int sig = gdb::enabled() ? gdb::on_signal(t, info) : info.si_signo;
+  if (sig == 0) return;
   ProcessSignals& ps = t.proc().signals();
   guest::sigaction act{};
   sigset_t old_mask = 0;
@@ -168,11 +179,13 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
   }
   if (act.handler == guest::kSIG_DFL) die_with_signal(sig);
   PendingSignal p{info, 0};
+  p.info.si_signo = sig;
   if (!run_handler(t, p, act, old_mask, &detail)) die_with_signal(guest::kSIGSEGV);
 }
 
 void die_with_signal(int sig) {
   if (emu::Process* proc = emu::Process::current()) proc->prepare_death();
+  if (gdb::enabled()) gdb::on_killed(sig);
   print_stats_at_exit();
   fflush(stdout);
   fflush(stderr);
@@ -191,25 +204,14 @@ void die_with_signal(int sig) {
 }
 
 bool sigreturn(emu::Task& t) {
-  sigset_t mask;
-  guest::stack_t uc_stack;
-  if (!restore_rt_frame(t, &mask, &uc_stack)) return false;
-  record_sigreturn(t);
+  const ParsedFrame f = restore_rt_frame(t);
+  if (f.valid) record_sigreturn(t);
   ProcessSignals& ps = t.proc().signals();
   std::lock_guard lk(ps.sig_lock);
-  set_blocked_locked(t, mask);
-  // restore_altstack: applied unless the thread is on its altstack now; errors other than EFAULT are ignored.
-  guest::stack_t& ss = t.sig().altstack;
-  const uint64_t sp = t.cpu().sp();
-  const bool on_stack = on_altstack(ss, sp);
-  const int mode = uc_stack.ss_flags & ~guest::kSS_FLAG_BITS;
-  if (!on_stack && (mode == 0 || mode == guest::kSS_ONSTACK || mode == guest::kSS_DISABLE)) {
-    if (mode == guest::kSS_DISABLE) {
-      ss = {0, guest::kSS_DISABLE, 0, 0};
-    } else if (uc_stack.ss_size >= guest::kMINSIGSTKSZ) {
-      ss = {uc_stack.ss_sp, uc_stack.ss_flags & guest::kSS_FLAG_BITS, 0, uc_stack.ss_size};
-    }
-  }
+  // restore_sigframe sets the mask before it checks the rest: a bad frame's mask holds too.
+  if (f.mask_loaded) set_blocked_locked(t, f.mask);
+  if (!f.valid) return false;
+  t.sig().altstack = altstack_after_sigreturn(t.sig().altstack, t.cpu().sp(), f.uc_stack);
   return true;
 }
 
@@ -236,7 +238,11 @@ void exec_state(emu::Task& t, uint64_t* blocked, uint64_t* ignored) {
 std::string exec_state_arg(emu::Task& t) {
   uint64_t blocked, ignored;
   exec_state(t, &blocked, &ignored);
-  return fmt::format("--exec-signal-state={:x}:{:x}", blocked, ignored);
+  rlimit pending{};
+  if (!guest_sigpending_limit(&pending))
+    return fmt::format("--exec-signal-state={:x}:{:x}", blocked, ignored);
+  return fmt::format("--exec-signal-state={:x}:{:x}:{:x}:{:x}", blocked, ignored, pending.rlim_cur,
+                     pending.rlim_max);
 }
 
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored) {

@@ -14,6 +14,7 @@
 #include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
+#include "syscalls/abi/errno.h"
 
 namespace signals {
 
@@ -62,12 +63,66 @@ int64_t look_again(emu::Task& t, const std::function<int64_t()>& look) {
   return -EAGAIN;
 }
 
+namespace {
+
+constexpr long kSpliceNonblock = 2;  // SPLICE_F_NONBLOCK
+
+bool nonblocking(int fd) {
+  const int fl = ::fcntl(fd, F_GETFL);
+  return fl >= 0 && (fl & O_NONBLOCK) != 0;
+}
+
+// Makes the call of an interrupted thread (a deliverable signal pending) when Linux makes it without a wait
+// (true, its result in *out); false when it would wait (then the signal ends it: interrupted_fd_result). On
+// Linux a call that need not wait completes whatever is pending, and one that would wait ends at once with
+// the signal:
+// - the read, write and socket calls wait only on the one fd, never when it is O_NONBLOCK;
+// - vmsplice and tee move pages between pipes (and the guest's memory) and wait on a pipe unless
+//   SPLICE_F_NONBLOCK, and fs/splice.c's wait_for_space and splice_from_pipe_next return -ERESTARTSYS for a
+//   pending signal before they sleep: the call with the flag added is Linux's, its EAGAIN the wait, unless
+//   the guest's own flag (or, for tee, an O_NONBLOCK end, which the kernel turns into the flag) made it
+//   real. vmsplice ignores O_NONBLOCK, so a non-blocking pipe is no promise it will not wait;
+// - splice, sendfile and copy_file_range may also wait on a socket or a file's other end: only with both
+//   ends O_NONBLOCK is no wait left.
+bool direct_result(long nr, FdWait w, const long (&a)[5], int64_t* out) {
+  switch (nr) {
+    case SYS_vmsplice:
+    case SYS_tee: {
+      const long flags = a[2];  // vmsplice(fd, iov, n, flags), tee(fd_in, fd_out, len, flags)
+      const int64_t r = guest::from_host(::syscall(nr, w.fd, a[0], a[1], flags | kSpliceNonblock));
+      const bool real_eagain = (flags & kSpliceNonblock) != 0 ||
+                               (nr == SYS_tee && (nonblocking(w.fd) || nonblocking(static_cast<int>(a[0]))));
+      if (r == -EAGAIN && !real_eagain) return false;
+      *out = r;
+      return true;
+    }
+    case SYS_splice:
+    case SYS_copy_file_range:
+    case SYS_sendfile: {
+      const int other = static_cast<int>(nr == SYS_sendfile ? a[0] : a[1]);
+      if (!nonblocking(w.fd) || !nonblocking(other)) return false;
+      break;
+    }
+    default:
+      if (!nonblocking(w.fd)) return false;
+  }
+  *out = guest::from_host(::syscall(nr, w.fd, a[0], a[1], a[2], a[3], a[4]));
+  return true;
+}
+
+}  // namespace
+
 int64_t safe_fd_call(emu::Task& t, long nr, FdWait w, long a1, long a2, long a3, long a4, long a5) {
   while (true) {
     const int64_t r = safe_syscall(t, nr, w.fd, a1, a2, a3, a4, a5);
     if (r != -EINTR) return r;
     // Not interrupted: a wake signal meant for an earlier call of this thread; nothing was transferred.
-    if (t.interrupted()) return interrupted_fd_result(w.fd, static_cast<short>(w.events));
+    if (t.interrupted()) {
+      const long a[5] = {a1, a2, a3, a4, a5};
+      int64_t direct = 0;
+      if (direct_result(nr, w, a, &direct)) return direct;
+      return interrupted_fd_result(w.fd, static_cast<short>(w.events));
+    }
   }
 }
 

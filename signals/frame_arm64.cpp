@@ -1,9 +1,10 @@
 // This file builds and restores the arm64 rt_sigframe byte for byte as arch/arm64/kernel/signal.c does:
 // siginfo, ucontext with sigcontext, fpsimd_context (and esr_context for faults) in __reserved, the end
-// marker, then the {fp, lr} frame record above it.
+// marker, then the {fp, lr} frame record above it; at rt_sigreturn it loads what parse_rt_frame read.
 #include <cstring>
 #include <memory>
 
+#include "emu/address_space.h"
 #include "emu/cpu_state.h"
 #include "emu/guest_mem.h"
 #include "emu/task.h"
@@ -12,11 +13,6 @@
 
 namespace signals {
 namespace {
-
-constexpr uint64_t kNzcvMask = 0xf0000000ull;
-constexpr uint64_t kPsrMode32 = 0x10;
-constexpr uint64_t kPsrModeMask = 0x0f;
-constexpr uint64_t kPsrDaif = 0x3c0;
 
 // The uc_stack a frame records: the altstack settings and whether sp is on it (__save_altstack).
 guest::stack_t saved_altstack(const guest::stack_t& ss, uint64_t sp) {
@@ -37,7 +33,7 @@ void fill_reserved(uint8_t* reserved, const emu::CpuState& st, const FaultDetail
   for (int i = 0; i < 32; ++i) fp.vregs[i] = {st.v[i].lo, st.v[i].hi};
   memcpy(reserved, &fp, sizeof fp);
   size_t off = sizeof fp;
-  if (fault != nullptr) {
+  if (fault != nullptr && fault->esr != 0) {  // setup_sigframe_layout: only with a fault code
     guest::esr_context esr{{guest::kESR_MAGIC, sizeof(guest::esr_context)}, fault->esr};
     memcpy(reserved + off, &esr, sizeof esr);
   }
@@ -72,7 +68,7 @@ bool setup_rt_frame(emu::Task& t, const guest::siginfo& info, const guest::sigac
   memcpy(mc.regs, st.x, sizeof mc.regs);
   mc.sp = st.sp;
   mc.pc = st.pc;
-  mc.pstate = st.nzcv & kNzcvMask;  // EL0t, interrupts unmasked: what a user thread's PSTATE reads as
+  mc.pstate = st.nzcv & kPstateNzcv;  // EL0t, interrupts unmasked: what a user thread's PSTATE reads as
   fill_reserved(mc.reserved, st, fault);
   const guest::frame_record rec{st.x[29], st.x[30]};
   if (emu::copy_out(t.as(), frame_addr, frame.get(), sizeof *frame) != 0 ||
@@ -92,51 +88,24 @@ bool setup_rt_frame(emu::Task& t, const guest::siginfo& info, const guest::sigac
   return true;
 }
 
-// Walks __reserved as parse_user_sigframe does: fpsimd_context exactly once, esr_context allowed, anything
-// else (SVE, ZA, extra_context: never advertised here) makes the frame invalid.
-bool restore_reserved(const uint8_t* reserved, emu::CpuState* st) {
-  size_t off = 0;
-  bool have_fpsimd = false;
-  while (off + sizeof(guest::aarch64_ctx) <= guest::kSigcontextReservedSize) {
-    guest::aarch64_ctx head;
-    memcpy(&head, reserved + off, sizeof head);
-    if (head.magic == 0) return head.size == 0 && have_fpsimd;
-    if (head.size < sizeof head || head.size > guest::kSigcontextReservedSize - off) return false;
-    if (head.magic == guest::kFPSIMD_MAGIC) {
-      if (have_fpsimd || head.size != sizeof(guest::fpsimd_context)) return false;
-      guest::fpsimd_context fp;
-      memcpy(&fp, reserved + off, sizeof fp);
-      st->fpsr = fp.fpsr;
-      st->fpcr = fp.fpcr;
-      for (int i = 0; i < 32; ++i) st->v[i] = {fp.vregs[i].lo, fp.vregs[i].hi};
-      have_fpsimd = true;
-    } else if (head.magic != guest::kESR_MAGIC || head.size != sizeof(guest::esr_context)) {
-      return false;
-    }
-    off += head.size;
-  }
-  return false;
-}
-
-bool restore_rt_frame(emu::Task& t, sigset_t* mask, guest::stack_t* uc_stack) {
+ParsedFrame restore_rt_frame(emu::Task& t) {
   emu::CpuState st;
   emu::save_cpu_state(t.cpu(), &st);
-  const uint64_t frame_addr = st.sp;
-  if (frame_addr & 15) return false;
-  auto frame = std::make_unique<guest::rt_sigframe>();
-  if (emu::copy_in(t.as(), frame.get(), frame_addr, sizeof *frame) != 0) return false;
-  const guest::sigcontext& mc = frame->uc.uc_mcontext;
-  // valid_native_regs: a 64-bit EL0t state with D, A, I and F clear.
-  if ((mc.pstate & kPsrMode32) || (mc.pstate & kPsrModeMask) != 0 || (mc.pstate & kPsrDaif)) return false;
-  if (!restore_reserved(mc.reserved, &st)) return false;
-  memcpy(st.x, mc.regs, sizeof st.x);
-  st.sp = mc.sp;
-  st.pc = mc.pc;
-  st.nzcv = mc.pstate & kNzcvMask;
+  emu::AddressSpace& as = t.as();
+  const ParsedFrame f = parse_rt_frame(
+      st.sp, [&as](uint64_t addr, void* dst, size_t len) { return emu::copy_in(as, dst, addr, len) == 0; });
+  if (!f.regs_loaded) return f;
+  memcpy(st.x, f.regs, sizeof st.x);
+  st.sp = f.sp;
+  st.pc = f.pc;
+  st.nzcv = f.pstate & kPstateNzcv;
+  if (f.valid) {
+    st.fpsr = f.fpsr;
+    st.fpcr = f.fpcr;
+    for (int i = 0; i < 32; ++i) st.v[i] = {f.v[i].lo, f.v[i].hi};
+  }
   emu::restore_cpu_state(t.cpu(), st);
-  *mask = frame->uc.uc_sigmask;
-  *uc_stack = frame->uc.uc_stack;
-  return true;
+  return f;
 }
 
 }  // namespace signals

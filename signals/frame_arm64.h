@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "signals/frame_parse_arm64.h"
 #include "signals/signals.h"
 
 namespace emu {
@@ -15,8 +16,8 @@ namespace signals {
 // registers at the handler. Returns false when the stack is not writable.
 bool setup_rt_frame(emu::Task& t, const guest::siginfo& info, const guest::sigaction& act, sigset_t old_mask,
                     const FaultDetail* fault, uint64_t trampoline);
-// Restores registers and FP/SIMD state from the frame at SP; returns the saved mask and uc_stack. False for a
-// frame Linux would reject.
-bool restore_rt_frame(emu::Task& t, sigset_t* mask, guest::stack_t* uc_stack);
+// Parses the frame at SP (parse_rt_frame) and loads its registers, and for a valid frame its FP/SIMD state,
+// into the thread; the caller applies the mask and uc_stack.
+ParsedFrame restore_rt_frame(emu::Task& t);
 
 }  // namespace signals

@@ -1,9 +1,13 @@
 // This file implements the host signal intake thread and SIGCHLD mirroring.
 #include "signals/host_signals.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,8 +17,12 @@
 #include <cstring>
 #include <mutex>
 
+#include <fmt/core.h>
+
 #include "emu/host_fault.h"
 #include "emu/task.h"
+#include "signals/mq_notify.h"
+#include "signals/park.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "signals/timers.h"
@@ -28,10 +36,17 @@ namespace {
 // sequence number, forward_to_intake's a slot.
 constexpr uint64_t kSyncMagic = uint64_t{0xa64c5c0d} << 32;
 constexpr uint64_t kForwardMagic = uint64_t{0xa64cf0d0} << 32;
+constexpr uint64_t kQuitMagic = uint64_t{0xa64cd1e0} << 32;
 
 // The process start_host_signal_intake started the intake thread of (the first of this a64run); written
 // and read with the __atomic builtins (forward_to_intake).
 emu::Process* g_first_process = nullptr;
+
+// A signalfd for every asynchronous host signal (reserved, close-on-exec), made before the first intake
+// thread: intake threads poll it to learn that a signal is pending without taking it. A signalfd reports the
+// signals of the process that reads or polls it, so fork children and CLONE_VM children (whose tables hold
+// the same number) use it as it is.
+int g_intake_fd = -1;
 
 // (Also built by forward_to_intake, in a signal handler: not instrumented either.)
 __attribute__((no_sanitize("thread"))) siginfo_t marker(uint64_t magic, uint32_t number) {
@@ -77,17 +92,46 @@ bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
 // would end a64run by its default action, and glibc's handler for 33 would swallow one). SIGSEGV, SIGBUS,
 // SIGILL, SIGFPE and SIGTRAP too: another process may kill() the guest with them, and the guest may ignore
 // or block them. The kernel forces a real fault in the emulator through the block (it unblocks the signal
-// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal.
+// and resets it to SIG_DFL), so a bug in a64run still ends it with that signal. (The intake thread waits
+// for all of them; the others leave SIGSEGV and SIGBUS unblocked: kThreadBlocked.)
 constexpr uint64_t kAsyncSet = ~uint64_t{0};
+// What a64run's threads block: all but SIGSEGV and SIGBUS, whose handler (emu/host_fault.h) must run for a
+// fault in a guarded access to guest memory and for the guest's own faults in translated code (a fault on a
+// blocked signal kills at once); the handler passes one another process sent on to the intake thread.
+constexpr uint64_t kThreadBlocked =
+    kAsyncSet & ~(uint64_t{1} << (SIGSEGV - 1)) & ~(uint64_t{1} << (SIGBUS - 1));
 
 constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
 constexpr int kGlibcSetxid = 33;
+
+// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it. False for
+// stop_host_signal_intake's marker: the thread ends.
+bool intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
+  siginfo_t hsi{};
+  const timespec zero{};
+  // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
+  long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, ready ? &zero : nullptr, sizeof set);
+  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return true;
+  if (uint32_t unused; is_marker(sig, hsi, kQuitMagic, &unused)) return false;
+  if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
+  if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
+    timer_expired(proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
+    return true;
+  }
+  if (sig == timer_host_signal() && hsi.si_code == SI_MESGQ) {
+    mq_notified(proc, hsi);
+    return true;
+  }
+  send_to_process(proc, guest::to_guest(hsi));
+  return true;
+}
 
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
+  syscalls::name_emulator_thread("intake");
   const uint64_t set = kAsyncSet;
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
@@ -95,18 +139,60 @@ void* intake_main(void* arg) {
   __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
-    siginfo_t hsi{};
-    // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-    long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, nullptr, sizeof set);
-    if (sig <= 0 || take_sync_marker(in, sig, hsi)) continue;
-    if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
-    if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
-      timer_expired(*proc, reinterpret_cast<uintptr_t>(hsi.si_value.sival_ptr), hsi.si_overrun);
-      continue;
-    }
-    send_to_process(*proc, guest::to_guest(hsi));
+    // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
+    // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd),
+    // sets busy (a seq_cst store, before the dequeue's own locked instructions), takes one, queues it, and
+    // clears busy. A thread that sees neither the signal pending nor busy set knows the guest signal of any
+    // host signal generated before its look is queued already.
+    pollfd p{g_intake_fd, POLLIN, 0};
+    if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
+    in.busy.store(1, std::memory_order_seq_cst);
+    const bool go_on = intake_one(*proc, in, set, g_intake_fd >= 0);
+    in.busy.store(0, std::memory_order_release);
+    if (!go_on) break;
   }
+  // stop_host_signal_intake: what arrives from now on waits, blocked, for the next intake thread.
+  syscalls::unreserve_tid(static_cast<int>(::gettid()));
+  __atomic_store_n(&in.tid, 0, __ATOMIC_RELEASE);
   return nullptr;
+}
+
+// Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
+// the guest reads from now on leave it out (a few tens of microseconds, once per process). When the host
+// refuses the thread (after unshare(CLONE_NEWPID) or setns to a PID namespace the kernel lets no process
+// start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the process goes on without one: its pid
+// mark is cleared, so nothing waits for a thread that will never come (has_intake, forward_to_intake), and
+// host signals stay pending, blocked. Said once on stderr: the guest no longer hears kill(2) from outside.
+void start_intake_thread(emu::Process& proc) {
+  pthread_t th;
+  if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
+    __atomic_store_n(&proc.intake.pid, 0, __ATOMIC_RELEASE);
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      fmt::print(stderr, "a64run: cannot start the signal intake thread ({}): host signals stay pending\n",
+                 std::strerror(err));
+    return;
+  }
+  pthread_detach(th);
+  while (__atomic_load_n(&proc.intake.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+}
+
+// The host process's threads (entries of /proc/self/task), 0 when they cannot be read.
+int host_thread_count() {
+  const int fd = ::open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  int n = 0;
+  alignas(8) char buf[4096];
+  long len;
+  while ((len = ::syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+    for (long off = 0; off < len;) {
+      const auto* d = reinterpret_cast<const dirent64*>(buf + off);
+      if (d->d_name[0] != '.') ++n;
+      off += d->d_reclen;
+    }
+  }
+  ::close(fd);
+  return n;
 }
 
 // Host 32 and 33 that land on a thread which leaves them unblocked (glibc unblocks 32 in every thread it
@@ -117,14 +203,6 @@ __attribute__((no_sanitize("thread"))) void on_stray_signal(int /*sig*/, siginfo
   const int saved_errno = errno;
   forward_to_intake(*si);
   errno = saved_errno;
-}
-
-// Until the intake thread has stored its pid and tid, forward_to_intake drops what it is given: a kill()ed
-// SIGSEGV or SIGBUS that lands on a vCPU thread (which leaves them unblocked for its own faults,
-// emu/host_fault.h) would be lost. So no guest code runs before the intake thread is up (intake_main takes
-// no lock before it stores them).
-void wait_for_intake(const HostIntake& in) {
-  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
 }
 
 // glibc's first pthread_create of a process (late_init) installs its handler for 33 and unblocks 32 and 33 in
@@ -139,33 +217,34 @@ void after_first_thread() {
 
 void start_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
-  const uint64_t set = kAsyncSet;
+  emu::install_host_fault_handler();
+  const uint64_t set = kThreadBlocked;
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
+  const uint64_t faults = kAsyncSet & ~kThreadBlocked;
+  ::syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &faults, nullptr, sizeof faults);
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  // The raw call, with every one of the 64 (glibc's sigset leaves out 32 and 33).
+  const auto fd =
+      static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
+  if (fd >= 0) g_intake_fd = syscalls::make_reserved_fd(fd);
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  start_intake_thread(proc);
   after_first_thread();
-  wait_for_intake(proc.intake);
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
-  pthread_t th;
-  pthread_create(&th, nullptr, &intake_main, &proc);
-  pthread_detach(th);
+  // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
+  __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
+  start_intake_thread(proc);
   after_first_thread();  // a fork child's may be its first again
-  wait_for_intake(proc.intake);
 }
 
 void block_after_thread_start() {
-  uint64_t set = kAsyncSet & ~(uint64_t{1} << (wake_signal() - 1));
-  // A thread that runs translated code keeps the two fault signals (emu/host_fault.h): a fork child's vCPU
-  // thread comes here again when its intake thread starts, after it allowed them in the parent.
-  if (emu::host_faults_allowed_here())
-    set &= ~((uint64_t{1} << (SIGSEGV - 1)) | (uint64_t{1} << (SIGBUS - 1)));
+  const uint64_t set = kThreadBlocked & ~(uint64_t{1} << (wake_signal() - 1));
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
 }
 
@@ -182,19 +261,59 @@ void mirror_sigchld_action(const guest::sigaction& act) {
   ::sigaction(SIGCHLD, &h, nullptr);
 }
 
-int intake_tid() {
-  const HostIntake& in = emu::Process::current()->intake;
-  int tid;
-  while ((tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE)) == 0) sched_yield();
-  return tid;
+namespace {
+
+// False once the process has a PID namespace for its children other than its own (unshare(CLONE_NEWPID),
+// setns to one): copy_process then refuses it every new thread, the intake thread's next one too. The
+// kernel's pid_for_children link fails until the new namespace has its first process: unknown counts as
+// other (without /proc at all, as the same).
+bool may_start_threads() {
+  char own[64];
+  char children[64];
+  const ssize_t a = ::readlink("/proc/self/ns/pid", own, sizeof own);
+  if (a <= 0) return true;
+  const ssize_t b = ::readlink("/proc/self/ns/pid_for_children", children, sizeof children);
+  return a == b && std::memcmp(own, children, static_cast<size_t>(a)) == 0;
 }
+
+}  // namespace
+
+bool stop_host_signal_intake(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
+  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  if (!may_start_threads()) return false;  // it could not come back
+  const int before = host_thread_count();
+  if (before != 2) return false;  // threads besides the caller and the intake thread: the call fails anyway
+  siginfo_t m = marker(kQuitMagic, 0);
+  if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
+  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds). Other
+  // host threads (a CLONE_VM child's helper) stay: then the call gets the host's multithreaded answer, and
+  // this wait must not outlast the intake thread's own end (100 ms at most). Measured on the clock, with
+  // yields, not sleeps: the guest's timer slack (prctl PR_SET_TIMERSLACK, the host thread's own) stretches
+  // every sleep of this thread, to seconds if the guest asks.
+  const uint64_t give_up = now_ns() + 100'000'000;
+  while (host_thread_count() >= before && now_ns() < give_up) sched_yield();
+  return true;
+}
+
+namespace {
+
+// True when this host process has (or is starting) an intake thread for `in`; waits for it to start. A
+// CLONE_VM|CLONE_VFORK child has none (its Process's pid is never its host pid).
+bool has_intake(const HostIntake& in) {
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  return true;
+}
+
+}  // namespace
 
 void sync_host_signals() {
   HostIntake& in = emu::Process::current()->intake;
   const int pid = static_cast<int>(::getpid());
-  if (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) {
-    return;  // no intake thread in this host process (a CLONE_VM|CLONE_VFORK child)
-  }
+  if (!has_intake(in)) return;
   uint32_t seq;
   {
     std::lock_guard lk(in.sync_mu);
@@ -205,6 +324,15 @@ void sync_host_signals() {
   uint32_t a;
   while (static_cast<int32_t>((a = in.sync_acked.load(std::memory_order_acquire)) - seq) < 0)
     in.sync_acked.wait(a);
+}
+
+bool host_signals_in_flight() {
+  const HostIntake& in = emu::Process::current()->intake;
+  if (!has_intake(in)) return false;
+  uint64_t pending = 0;
+  ::syscall(SYS_rt_sigpending, &pending, sizeof pending);
+  pending &= ~(uint64_t{1} << (wake_signal() - 1));  // this thread's own wake, never the intake thread's
+  return pending != 0 || in.busy.load(std::memory_order_seq_cst) != 0;
 }
 
 // Runs in the wake signal's handler, which ThreadSanitizer does not know of (safe_syscall.cpp): nothing in it

@@ -29,6 +29,9 @@ struct HostIntake {
   std::mutex sync_mu;
   uint32_t sync_next = 0;  // GUARDED_BY(sync_mu)
   std::atomic<uint32_t> sync_acked{0};
+  // 1 from before the intake thread takes a host signal off the kernel's queue until the guest signal is
+  // queued (host_signals_in_flight).
+  std::atomic<int> busy{0};
   // Signals another thread took for the intake thread (forward_to_intake): free, being written, or ready.
   static constexpr int kForwardSlots = 16;
   int forward_state[kForwardSlots] = {};
@@ -45,14 +48,28 @@ void restart_host_signal_intake(emu::Process& proc);
 // 32 and 33 in the thread that calls it, and sets its own handler for 33: the intake thread's start blocks
 // them again and puts a64run's handler back.) The wake signal keeps its state.
 void block_after_thread_start();
-// The calling thread's process's intake thread (waits for it to start): host timers signal it.
-int intake_tid();
+// For a host call that needs the process single-threaded (unshare and setns of a user namespace), from the
+// guest's only thread, which must block every host signal first: ends the intake thread and waits until
+// the host process has one thread left. False (the intake thread kept) when that cannot be done (another
+// host thread; a PID namespace for the children, after which no thread could start again); after a
+// true, restart_host_signal_intake makes the next one. Nothing is lost meanwhile: the host sends only
+// process-directed signals (kill, SIGCHLD, the timers', mq_notify's), which wait in the process's queue,
+// and the only signals aimed at the intake thread's tid are a64run's markers, which the calling thread,
+// with everything blocked, cannot send.
+bool stop_host_signal_intake(emu::Process& proc);
 void mirror_sigchld_action(const guest::sigaction& act);
 
 // Returns once the intake thread has taken every host signal pending for the process when called (a
 // marker signal queued behind them comes back). wait4/waitid call it after reaping a child: on Linux the
 // child's SIGCHLD is pending before the child is waitable, so its handler runs before wait4 returns.
 void sync_host_signals();
+
+// True when a host signal is on its way to the guest: pending in the kernel for this process (or the calling
+// thread), or taken by the intake thread and not yet queued as the guest's. A thread back from a host call
+// that may have observed another process's work (data on a pipe, a file) calls it, and sync_host_signals
+// when true, so that a signal sent before that work is handled before the guest sees the call's result, as
+// on Linux (the kill makes the signal pending before the sender goes on). One rt_sigpending.
+bool host_signals_in_flight();
 
 // From a signal handler: passes a host signal that a thread other than the intake thread took (the safe
 // calls' wake signal, which guest threads leave unblocked, sent by another process) to the intake thread,

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -116,8 +117,13 @@ uint64_t now_ns() {
 }
 
 timespec add(const timespec& a, const timespec& b) {
-  timespec r{a.tv_sec + b.tv_sec, a.tv_nsec + b.tv_nsec};
+  // Saturates at the largest time: a guest's relative sleep of up to 2^63-1 s from now is a sleep forever.
+  constexpr timespec kLast{std::numeric_limits<time_t>::max(), 999'999'999};
+  timespec r{};
+  if (__builtin_add_overflow(a.tv_sec, b.tv_sec, &r.tv_sec)) return kLast;
+  r.tv_nsec = a.tv_nsec + b.tv_nsec;
   if (r.tv_nsec >= 1'000'000'000) {
+    if (r.tv_sec == kLast.tv_sec) return kLast;
     r.tv_sec += 1;
     r.tv_nsec -= 1'000'000'000;
   }

@@ -14,17 +14,21 @@
 #include "signals/signals.h"
 
 // a64run_safe_syscall(flag, nr, a1, a2, a3, a4, a5, a6): the host call unless *flag (a bool) is set, checked
-// last thing before the `syscall` instruction. A wake signal that lands between the check and the instruction
-// (or during a call the kernel would restart, which leaves the pc on the instruction) finds the pc in
-// [start, end) and moves it to `interrupted`, which returns -EINTR; one that lands during the call ends it
-// with EINTR (the handler's SA_RESTART does not restart a call it was sent to end: it moves the pc off the
-// rewound instruction). The flag pointer lives in rbp, which the call preserves.
+// last thing before the `syscall` instruction: then kNotEntered. A wake signal that lands between the check
+// and the instruction finds the pc in [start, insn], with rcx 0 (the `syscall` instruction itself sets rcx
+// to the return address), and moves it to `not_entered`. One that lands during a call the kernel would
+// restart (which leaves the pc on the instruction, rcx the return address) moves it to `interrupted`, which
+// returns -EINTR, as does one that lands during the call (the handler's SA_RESTART does not restart a call
+// it was sent to end: it moves the pc off the rewound instruction). The flag pointer lives in rbp, which
+// the call preserves.
 asm(R"(
   .text
   .globl a64run_safe_syscall
   .globl a64run_safe_syscall_start
   .globl a64run_safe_syscall_end
   .globl a64run_safe_syscall_interrupted
+  .globl a64run_safe_syscall_not_entered
+  .globl a64run_safe_syscall_insn
   .type a64run_safe_syscall, @function
   .p2align 4
 a64run_safe_syscall:
@@ -42,7 +46,9 @@ a64run_safe_syscall:
   movq 24(%rsp), %r9
 a64run_safe_syscall_start:
   cmpb $0, (%rbp)
-  jne a64run_safe_syscall_interrupted
+  jne a64run_safe_syscall_not_entered
+  xorl %ecx, %ecx
+a64run_safe_syscall_insn:
   syscall
 a64run_safe_syscall_end:
   popq %rbp
@@ -53,6 +59,14 @@ a64run_safe_syscall_end:
   .cfi_restore_state
 a64run_safe_syscall_interrupted:
   movq $-4, %rax
+  popq %rbp
+  .cfi_remember_state
+  .cfi_adjust_cfa_offset -8
+  .cfi_restore %rbp
+  ret
+  .cfi_restore_state
+a64run_safe_syscall_not_entered:
+  movq $-0x10004, %rax
   popq %rbp
   .cfi_adjust_cfa_offset -8
   .cfi_restore %rbp
@@ -76,12 +90,15 @@ void a64run_sigreturn();
 extern const char a64run_safe_syscall_start[];
 extern const char a64run_safe_syscall_end[];
 extern const char a64run_safe_syscall_interrupted[];
+extern const char a64run_safe_syscall_not_entered[];
+extern const char a64run_safe_syscall_insn[];
 }
 
 namespace signals {
 namespace {
 
 constexpr uint64_t kSA_RESTORER = 0x04000000;  // x86-64's asm/signal.h; glibc's headers leave it out
+constexpr long kNotEntered = -0x10004;         // a64run_safe_syscall_not_entered's: no host call was made
 
 // A raw handler (install_raw_handler): it touches nothing but the signal frame, and forward_to_intake's
 // slots.
@@ -90,9 +107,12 @@ __attribute__((no_sanitize("thread"))) void on_wake_signal(int /*sig*/, siginfo_
     auto* uc = static_cast<ucontext_t*>(ctx);
     greg_t& pc = uc->uc_mcontext.gregs[REG_RIP];
     const auto at = static_cast<uintptr_t>(pc);
-    if (at >= reinterpret_cast<uintptr_t>(a64run_safe_syscall_start) &&
-        at < reinterpret_cast<uintptr_t>(a64run_safe_syscall_end)) {
-      pc = static_cast<greg_t>(reinterpret_cast<uintptr_t>(a64run_safe_syscall_interrupted));
+    const auto insn = reinterpret_cast<uintptr_t>(a64run_safe_syscall_insn);
+    const auto end = reinterpret_cast<uintptr_t>(a64run_safe_syscall_end);
+    if (at >= reinterpret_cast<uintptr_t>(a64run_safe_syscall_start) && at < end) {
+      const bool entered = at == insn && static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RCX]) == end;
+      pc = static_cast<greg_t>(reinterpret_cast<uintptr_t>(entered ? a64run_safe_syscall_interrupted
+                                                                   : a64run_safe_syscall_not_entered));
     }
     return;
   }
@@ -120,6 +140,10 @@ void install_raw_handler(int sig, void (*handler)(int, siginfo_t*, void*)) {
   ::syscall(SYS_rt_sigaction, sig, &sa, nullptr, sizeof sa.mask);
 }
 
+uint64_t raw_restorer() {
+  return reinterpret_cast<uint64_t>(&a64run_sigreturn);
+}
+
 void init_safe_syscalls() {
   install_raw_handler(wake_signal(), &on_wake_signal);
   set_wake_signal_blocked(false);
@@ -135,7 +159,8 @@ int64_t safe_syscall(emu::Task& t, long nr, long a1, long a2, long a3, long a4, 
   t.enter_safe_syscall();
   const long r = a64run_safe_syscall(t.interrupt_flag(), nr, a1, a2, a3, a4, a5, a6);
   t.leave_safe_syscall();
-  return r;
+  t.note_safe_call(r != kNotEntered);
+  return r == kNotEntered ? -EINTR : r;
 }
 
 int64_t blocking_syscall(emu::Task& t, int64_t on_signal, long nr, long a1, long a2, long a3, long a4,

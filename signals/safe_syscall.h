@@ -28,6 +28,8 @@ void init_safe_syscalls();
 // not be instrumented (no_sanitize("thread")) nor call what is, and touches nothing but its signal frame and
 // memory it reaches with the __atomic builtins.
 void install_raw_handler(int sig, void (*handler)(int, siginfo_t*, void*));
+// The restorer install_raw_handler gives (an rt_sigreturn), for a raw handler installed with other flags.
+uint64_t raw_restorer();
 
 // Host system call `nr` with the run lock released, unless t is interrupted first: then -EINTR without the
 // call. A wake of t (Task::wake with the interrupt set) while it blocks ends the call with -EINTR.

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
 
 #include "emu/task.h"
@@ -16,10 +18,17 @@
 namespace signals {
 namespace {
 
+// The guest's RLIMIT_SIGPENDING once it set one (guest_sigpending_limit): a64run never lowers the host's,
+// since its own wake and marker signals are host RT signals, which a tgkill or rt_sigqueueinfo past the
+// limit does not queue (EAGAIN): a lowered limit would leave a thread parked in a host call for good.
+std::atomic<bool> g_sigpending_set{false};
+std::atomic<uint64_t> g_sigpending_cur{0};
+std::atomic<uint64_t> g_sigpending_max{0};
+
 size_t sigpending_limit() {
   rlimit rl{};
-  if (getrlimit(RLIMIT_SIGPENDING, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return SIZE_MAX;
-  return rl.rlim_cur;
+  if (!guest_sigpending_limit(&rl) && getrlimit(RLIMIT_SIGPENDING, &rl) != 0) return SIZE_MAX;
+  return rl.rlim_cur == RLIM_INFINITY ? SIZE_MAX : rl.rlim_cur;
 }
 
 // Wakes t so it reaches a safe point: its vCPU stops at the next block, and any wait it is in returns.
@@ -42,6 +51,19 @@ int64_t enqueue_locked(ProcessSignals& ps, PendingQueue& q, const guest::siginfo
 }
 
 }  // namespace
+
+bool guest_sigpending_limit(rlimit* out) {
+  if (!g_sigpending_set.load(std::memory_order_acquire)) return false;
+  out->rlim_cur = g_sigpending_cur.load(std::memory_order_relaxed);
+  out->rlim_max = g_sigpending_max.load(std::memory_order_relaxed);
+  return true;
+}
+
+void set_guest_sigpending_limit(const rlimit& limit) {
+  g_sigpending_cur.store(limit.rlim_cur, std::memory_order_relaxed);
+  g_sigpending_max.store(limit.rlim_max, std::memory_order_relaxed);
+  g_sigpending_set.store(true, std::memory_order_release);
+}
 
 bool is_restart_code(int64_t r) {
   return r == kERESTARTSYS || r == kERESTARTNOINTR || r == kERESTARTNOHAND || r == kERESTART_RESTARTBLOCK;
@@ -78,7 +100,7 @@ guest::siginfo user_siginfo(int sig, int code) {
 void recompute_locked(emu::Task& t) {
   ProcessSignals& ps = t.proc().signals();
   const sigset_t deliverable = (t.sig().pending.set() | ps.shared.set()) & ~t.sig().blocked;
-  t.set_interrupt(deliverable != 0 || t.exit_requested());
+  t.set_interrupt(deliverable != 0 || t.exit_requested() || t.debug_stop());
 }
 
 void set_blocked_locked(emu::Task& t, sigset_t mask) {
@@ -132,6 +154,13 @@ int64_t send_to_thread(emu::Task& target, const guest::siginfo& info) {
   if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
   std::lock_guard lk(target.proc().signals().sig_lock);
   return send_thread_locked(target, info, -1, 0);
+}
+
+int64_t send_to_thread_id(emu::Process& proc, int tid, const guest::siginfo& info) {
+  if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
+  std::lock_guard lk(proc.signals().sig_lock);
+  emu::Task* target = proc.find_thread(tid);
+  return target != nullptr ? send_thread_locked(*target, info, -1, 0) : -ESRCH;
 }
 
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first) {

@@ -2,6 +2,8 @@
 // points (syscall exit, block-hook stops) with Linux's restart rules, faults, and death by signal.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <string>
 
@@ -29,6 +31,8 @@ struct FaultDetail {
 
 // Queues a signal for one thread / for the process. Returns 0 or -EAGAIN (RLIMIT_SIGPENDING).
 int64_t send_to_thread(emu::Task& target, const guest::siginfo& info);
+// The same for the thread of proc with id tid, found under sig_lock: -ESRCH when it has exited.
+int64_t send_to_thread_id(emu::Process& proc, int tid, const guest::siginfo& info);
 // `first`: the thread a kill named by its id, which Linux's complete_signal tries before the others (kill of
 // the process's own pid names the main thread).
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first = nullptr);
@@ -53,7 +57,8 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
 // Ends the process the way the signal would: host disposition reset, core dumps off, then the host signal.
 [[noreturn]] void die_with_signal(int sig);
 
-// rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV).
+// rt_sigreturn: restores the frame at sp. Returns false for a corrupt frame (the caller raises SIGSEGV); the
+// registers and mask of a corrupt frame are loaded all the same, as Linux loads them before its checks.
 bool sigreturn(emu::Task& t);
 
 // The sigreturn trampoline (`mov x8, #139; svc #0`), mapped once per process when there is no vDSO (whose
@@ -65,6 +70,11 @@ uint64_t map_trampoline(emu::Process& proc);
 // (from the exec'ing thread), apply_exec_state sets them in the new program's first thread before any
 // signal is taken.
 std::string exec_state_arg(emu::Task& t);
+// The guest's RLIMIT_SIGPENDING, kept apart from the host's (send.cpp): false while the guest has set none
+// (the host's is the guest's). getrlimit and prlimit of the guest's own process read and set it; it bounds
+// the RT signals queued for the guest, and an execve keeps it (exec_state_arg).
+bool guest_sigpending_limit(rlimit* out);
+void set_guest_sigpending_limit(const rlimit& limit);
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
 // The host thread's blocked signals and the host's ignored ones, as a64run was started with them: a
 // program a64run starts inherits them as from an execve.

@@ -77,9 +77,10 @@ int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
   if (e.sigev_notify == guest::kSIGEV_NONE) {
     hev.sigev_notify = SIGEV_NONE;
   } else {
-    hev.sigev_notify = SIGEV_THREAD_ID;
+    // Process-directed: blocked in every thread, it waits in the process's queue for whichever intake thread
+    // runs (stop_host_signal_intake may end one and start the next while the timer runs).
+    hev.sigev_notify = SIGEV_SIGNAL;
     hev.sigev_signo = timer_host_signal();
-    hev._sigev_un._tid = intake_tid();
     hev.sigev_value.sival_ptr =
         reinterpret_cast<void*>(static_cast<uintptr_t>(id) | uint64_t{tm.generation + 1} << 32);
   }

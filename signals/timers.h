@@ -1,9 +1,9 @@
 // POSIX timers (timer_create and friends) on host timers. Each guest timer is a host timer of the same clock
-// that signals the intake thread (SIGEV_THREAD_ID, kTimerHostSignal, the guest id as its value); the intake
-// thread turns each expiry into the guest's SI_TIMER signal, so the host kernel does the timekeeping for
-// every clock (CPU-time clocks included) and a64run only routes and counts overruns. Interval timers
-// (setitimer, alarm) are the host's own: their SIGALRM/SIGVTALRM/SIGPROF reach the guest through the intake
-// thread like any host signal, and survive execve as Linux's do.
+// that signals the process (SIGEV_SIGNAL, kTimerHostSignal, the guest id as its value), which only the
+// intake thread takes; it turns each expiry into the guest's SI_TIMER signal, so the host kernel does the
+// timekeeping for every clock (CPU-time clocks included) and a64run only routes and counts overruns.
+// Interval timers (setitimer, alarm) are the host's own: their SIGALRM/SIGVTALRM/SIGPROF reach the guest
+// through the intake thread like any host signal, and survive execve as Linux's do.
 #pragma once
 
 #include <cstdint>

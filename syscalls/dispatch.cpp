@@ -6,8 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <mutex>
+#include <span>
 
 #include "signals/signals.h"
 #include "syscalls/handlers.h"
@@ -15,7 +18,7 @@
 namespace syscalls {
 namespace {
 
-constexpr int kMaxNr = 452;
+constexpr int kMaxNr = 471;
 
 #define SYSCALL(nr, name, fn, status, note) \
   SyscallInfo{nr, #name, Status::status, note, &invoke<fn>, &format_args<fn>},
@@ -42,10 +45,34 @@ const Index& index() {
 
 std::array<std::atomic<bool>, kMaxNr> g_logged_unimplemented{};
 
-void log_unimplemented(int nr, const char* name) {
-  if (nr >= 0 && nr < kMaxNr && g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
-  std::string line = fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr);
+// Numbers arm64 Linux does not have are logged once each too, but a guest can make four billion of them:
+// the first kLoggedUnknownMax are named, then one line says that the rest are not.
+constexpr size_t kLoggedUnknownMax = 16;
+std::mutex g_unknown_mu;
+std::array<int, kLoggedUnknownMax> g_logged_unknown;  // GUARDED_BY(g_unknown_mu)
+size_t g_logged_unknown_count = 0;                    // GUARDED_BY(g_unknown_mu)
+bool g_unknown_silenced = false;                      // GUARDED_BY(g_unknown_mu)
+
+void write_stderr(const std::string& line) {
   (void)!::write(STDERR_FILENO, line.data(), line.size());
+}
+
+void log_unimplemented(int nr, const char* name) {
+  if (nr >= 0 && nr < kMaxNr) {
+    if (g_logged_unimplemented[static_cast<size_t>(nr)].exchange(true)) return;
+    write_stderr(fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr));
+    return;
+  }
+  std::lock_guard lk(g_unknown_mu);
+  const auto logged = std::span(g_logged_unknown).first(g_logged_unknown_count);
+  if (g_unknown_silenced || std::find(logged.begin(), logged.end(), nr) != logged.end()) return;
+  if (g_logged_unknown_count == kLoggedUnknownMax) {
+    g_unknown_silenced = true;
+    write_stderr("a64run: more unknown syscall numbers, returning -ENOSYS without logging them\n");
+    return;
+  }
+  g_logged_unknown[g_logged_unknown_count++] = nr;
+  write_stderr(fmt::format("a64run: unimplemented syscall {} ({}), returning -ENOSYS\n", name, nr));
 }
 
 // Writes to a broken pipe or socket raise SIGPIPE (host SIGPIPE is ignored inside a64run, so the host
@@ -121,6 +148,43 @@ void format_cstr(std::string& out, Task& t, uint64_t v) {
 
 }  // namespace detail
 
+namespace {
+
+// The calls that return what another process may have made after it sent a signal without releasing the run
+// lock (a read that finds data at once, a stat of a file): the way back to guest code settles host signals
+// after them (signals/host_signals.h, host_signals_in_flight), as after every call that waited.
+bool reads_others_work(int nr) {
+  switch (nr) {
+    case 17:   // getcwd
+    case 22:   // epoll_pwait
+    case 48:   // faccessat
+    case 56:   // openat
+    case 61:   // getdents64
+    case 63:   // read
+    case 65:   // readv
+    case 67:   // pread64
+    case 69:   // preadv
+    case 72:   // pselect6
+    case 73:   // ppoll
+    case 78:   // readlinkat
+    case 79:   // newfstatat
+    case 80:   // fstat
+    case 207:  // recvfrom
+    case 212:  // recvmsg
+    case 243:  // recvmmsg
+    case 286:  // preadv2
+    case 291:  // statx
+    case 437:  // openat2
+    case 439:  // faccessat2
+    case 441:  // epoll_pwait2
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 void dispatch(Task& t) {
   emu::Vcpu& cpu = t.cpu();
   uint64_t regs[7];
@@ -134,8 +198,9 @@ void dispatch(Task& t) {
   const bool strace = t.proc().opts().strace;
 
   std::string line;
+  const int entry_tid = t.tid();
   if (strace) {
-    line = fmt::format("[{}] {}(", t.tid(), info ? info->name : fmt::format("syscall_{}", nr));
+    line = fmt::format("[{}] {}(", entry_tid, info ? info->name : fmt::format("syscall_{}", nr));
     if (info && info->format_args) {
       info->format_args(line, t, regs);
     } else {
@@ -156,7 +221,19 @@ void dispatch(Task& t) {
       log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
   } else {
+    t.reset_safe_calls();
+    const bool signal_first = t.interrupted();
     r = info->invoke(t, regs);
+    if (reads_others_work(nr) || t.proc().self_signals_armed.load(std::memory_order_relaxed))
+      cpu.mark_host_call();
+    // A signal that came before the call (the thread was interrupted on its way in, in guest code) and
+    // stopped it before any of its host calls began: the handler runs and the call is made afresh, whatever
+    // SA_RESTART says (QEMU's QEMU_ERESTARTSYS), as if the signal had been taken before the svc. Not for a
+    // call whose temporary mask (ppoll, pselect6, epoll_pwait) let the signal in: that signal ends it.
+    if (signal_first && t.safe_calls_never_entered() && (r == -EINTR || signals::is_restart_code(r)) &&
+        !t.sig().has_saved_mask) {
+      r = signals::kERESTARTNOINTR;
+    }
   }
   if (signals::is_restart_code(r)) {
     t.restart.code = r;  // the signal layer decides at syscall exit: restart or -EINTR
@@ -166,6 +243,8 @@ void dispatch(Task& t) {
   }
   if (r != kNoReturnValue) cpu.set_x(0, static_cast<uint64_t>(r));
   if (strace && !line.empty()) {
+    // A fork child's clone or vfork comes back in the child: its line carries the child's id.
+    if (t.tid() != entry_tid) line.replace(0, line.find(']') + 1, fmt::format("[{}]", t.tid()));
     line += r == kNoReturnValue ? "?" : format_result(r);
     line += '\n';
     (void)!::write(STDERR_FILENO, line.data(), line.size());

@@ -1,13 +1,21 @@
 // This file implements the emulator's reserved descriptor set and fd helpers.
 #include "syscalls/fd_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "emu/task.h"
 
 namespace syscalls {
 namespace {
@@ -47,8 +55,9 @@ int make_reserved_fd(int fd) {
 
 namespace {
 // The intake threads of this host process (one, or two in a fork child whose parent's stays listed until
-// its own starts) and the helper threads of CLONE_VM children: none of them is a guest thread.
-constexpr int kMaxReservedTids = 8;
+// its own starts), the helper threads of CLONE_VM children and the F_OWNER_TID proxies
+// (signals/fasync_owner.h): none of them is a guest thread.
+constexpr int kMaxReservedTids = 64;
 std::atomic<int> g_reserved_tids[kMaxReservedTids];
 }  // namespace
 
@@ -82,6 +91,47 @@ int reserved_tid_count() {
     const int tid = slot.load();
     if (tid != 0 && ::syscall(SYS_tgkill, pid, tid, 0) == 0) ++n;
   }
+  return n;
+}
+
+namespace {
+constexpr char kEmulatorThreadPrefix[] = "a64run:";
+}  // namespace
+
+void name_emulator_thread(const char* role) {
+  char name[16];
+  snprintf(name, sizeof name, "%s%s", kEmulatorThreadPrefix, role);
+  ::prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+bool is_a64run_process(int pid) {
+  struct stat self {
+  }, other{};
+  const std::string exe = "/proc/" + std::to_string(pid) + "/exe";
+  return ::stat(emu::self_exe_path().c_str(), &self) == 0 && ::stat(exe.c_str(), &other) == 0 &&
+         self.st_dev == other.st_dev && self.st_ino == other.st_ino;
+}
+
+bool is_emulator_thread(int pid, int tid) {
+  const std::string path = "/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/comm";
+  char comm[32] = {};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const ssize_t n = ::read(fd, comm, sizeof comm - 1);
+  ::close(fd);
+  return n > 0 && strncmp(comm, kEmulatorThreadPrefix, sizeof kEmulatorThreadPrefix - 1) == 0;
+}
+
+int emulator_thread_count(int pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  int n = 0;
+  while (const dirent* e = ::readdir(d)) {
+    const int tid = atoi(e->d_name);
+    if (tid > 0 && is_emulator_thread(pid, tid)) ++n;
+  }
+  ::closedir(d);
   return n;
 }
 

@@ -19,6 +19,13 @@ void unreserve_tid(int tid);
 void clear_reserved_tids();
 bool is_reserved_tid(int tid);
 int reserved_tid_count();
+// Names the calling emulator thread "a64run:<role>" (its host comm), which is how /proc views of another
+// a64run process tell its emulator threads from its guest threads (emulator_thread_count).
+void name_emulator_thread(const char* role);
+// Whether host process `pid` runs a64run (this executable), and how many of its threads are a64run's own.
+bool is_a64run_process(int pid);
+int emulator_thread_count(int pid);
+bool is_emulator_thread(int pid, int tid);
 // The path a host fd refers to (readlink of /proc/self/fd/N), or empty.
 std::string fd_path(int fd);
 

@@ -21,6 +21,23 @@ inline void* host_buf(emu::AddressSpace& as, uint64_t addr, uint64_t len, int pr
   return p != nullptr ? p : kHostFaultAddr;
 }
 
+// A guest buffer for a host call that transfers data (read, write, send, recv...): the host address and the
+// length to give the host (emu::host_span), so that a buffer that is only partly usable gets the partial
+// transfer Linux makes. kHostFaultAddr when Linux's access_ok refuses the range, or when the first byte may
+// not be touched: the host then fails with EFAULT after its own checks (a bad fd first). A zero length
+// passes where Linux's access_ok passes.
+struct HostTransfer {
+  void* ptr;
+  uint64_t len;
+};
+inline HostTransfer host_transfer(emu::AddressSpace& as, uint64_t addr, uint64_t len, int prot) {
+  if (!emu::user_range_ok(addr, len)) return {kHostFaultAddr, len};
+  if (len == 0) return {addr < as.size() ? as.host(addr) : as.base(), 0};
+  const emu::HostSpan s = emu::host_span(as, addr, len, prot);
+  if (s.len == 0) return {kHostFaultAddr, len};
+  return {s.ptr, s.len};
+}
+
 // Copies the guest struct behind `p` in, converts it with to_host (namespace guest) into *host, and returns
 // the pointer to give the host call: host, nullptr for a NULL guest pointer (which the host then treats as
 // the guest's kernel would), or kHostFaultAddr when the guest memory does not copy in. The host then faults

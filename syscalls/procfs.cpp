@@ -131,42 +131,39 @@ uint64_t guest_start_stack(Task& t) {
 }
 
 // Resident pages of guest [start, end) from the host's page tables.
+// A page of results at a time: a guest mapping may span the whole window (2^28 pages).
 uint64_t resident_bytes(Task& t, uint64_t start, uint64_t end) {
-  std::vector<unsigned char> vec((end - start) / emu::kPageSize);
-  if (vec.empty() || ::mincore(t.as().host(start), end - start, vec.data()) != 0) return 0;
+  unsigned char vec[emu::kPageSize];
   uint64_t pages = 0;
-  for (unsigned char c : vec) pages += c & 1;
+  for (uint64_t at = start; at < end;) {
+    const uint64_t n = std::min<uint64_t>((end - at) / emu::kPageSize, sizeof vec);
+    if (n == 0 || ::mincore(t.as().host(at), n * emu::kPageSize, vec) != 0) break;
+    for (uint64_t i = 0; i < n; ++i) pages += vec[i] & 1;
+    at += n * emu::kPageSize;
+  }
   return pages * emu::kPageSize;
 }
 
-// smaps: each maps line followed by its sizes. Built from render_maps' own lines so the two never disagree.
+// smaps: each maps line (render_maps_line, so the two never disagree) followed by its sizes. Locked: is the
+// resident size of an mlocked VMA, as Linux's for private memory.
 std::string render_smaps(Task& t) {
-  const std::string maps = t.as().render_maps();
   std::string out;
-  size_t pos = 0;
-  while (pos < maps.size()) {
-    const size_t eol = std::min(maps.find('\n', pos), maps.size());
-    const std::string_view line(maps.data() + pos, eol - pos);
-    pos = eol + 1;
-    uint64_t start = 0, end = 0;
-    const size_t dash = line.find('-');
-    const size_t sp = line.find(' ');
-    if (dash == std::string_view::npos || sp == std::string_view::npos || sp + 5 > line.size()) continue;
-    std::from_chars(line.data(), line.data() + dash, start, 16);
-    std::from_chars(line.data() + dash + 1, line.data() + sp, end, 16);
-    const std::string_view perms = line.substr(sp + 1, 4);
+  for (const emu::Vma& v : t.as().snapshot()) {
+    const std::string line = emu::AddressSpace::render_maps_line(v);
     const bool anon = line.size() < 73 || line[72] == '[';
-    const uint64_t size_kb = (end - start) / 1024;
-    const uint64_t rss_kb = resident_bytes(t, start, end) / 1024;
+    const uint64_t size_kb = (v.end - v.start) / 1024;
+    const uint64_t rss_kb = resident_bytes(t, v.start, v.end) / 1024;
+    const bool locked = v.flags & emu::kVmaLocked;
     out += fmt::format(
         "{}\nSize:           {:8} kB\nKernelPageSize: {:8} kB\nMMUPageSize:    {:8} kB\nRss:            {:8} "
         "kB\n"
         "Pss:            {:8} kB\nShared_Clean:          0 kB\nShared_Dirty:          0 kB\n"
         "Private_Clean:         0 kB\nPrivate_Dirty:  {:8} kB\nReferenced:     {:8} kB\n"
         "Anonymous:      {:8} kB\nSwap:                  0 kB\nSwapPss:               0 kB\n"
-        "Locked:                0 kB\nVmFlags:{}{}{}{}\n",
-        line, size_kb, 4, 4, rss_kb, rss_kb, rss_kb, rss_kb, anon ? rss_kb : 0, perms[0] == 'r' ? " rd" : "",
-        perms[1] == 'w' ? " wr" : "", perms[2] == 'x' ? " ex" : "", perms[3] == 's' ? " sh" : "");
+        "Locked:         {:8} kB\nVmFlags:{}{}{}{}{}\n",
+        line, size_kb, 4, 4, rss_kb, rss_kb, rss_kb, rss_kb, anon ? rss_kb : 0, locked ? rss_kb : 0,
+        (v.prot & PROT_READ) ? " rd" : "", (v.prot & PROT_WRITE) ? " wr" : "",
+        (v.prot & PROT_EXEC) ? " ex" : "", (v.flags & emu::kVmaShared) ? " sh" : "", locked ? " lo" : "");
   }
   return out;
 }
@@ -204,19 +201,36 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
       *out = comm_of(t, h.substr(0, h.find('\n'))) + "\n";
       return 0;
     case ProcNode::kStat: {
+      if (proc.peer != 0) {
+        *out = fix_proc_stat(h, "", 0, 0, emulator_thread_count(proc.peer));
+        return 0;
+      }
       const size_t open = h.find('('), close = h.rfind(')');
       const std::string_view comm =
           open < close && close != h.npos ? h.substr(open + 1, close - open - 1) : "";
-      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t));
+      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t), reserved_tid_count());
       return 0;
     }
     default: {
+      if (proc.peer != 0) {
+        *out = fix_proc_status(h, "", 0, emulator_thread_count(proc.peer));
+        return 0;
+      }
       const size_t name = h.starts_with("Name:\t") ? 6 : h.npos;
       const std::string_view comm = name != h.npos ? h.substr(name, h.find('\n') - name) : "";
-      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t));
+      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count());
       return 0;
     }
   }
+}
+
+// maps and smaps name the files a VMA maps by their host paths: those of the sysroot read as the guest's.
+std::string without_sysroot(std::string text, const emu::Sysroot& sysroot) {
+  if (sysroot.empty()) return text;
+  const std::string prefix = " " + sysroot.root() + "/";
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1))
+    text.replace(at, prefix.size(), " /");
+  return text;
 }
 
 int64_t proc_content(Task& t, const ProcPath& proc, std::string* out) {
@@ -232,10 +246,10 @@ int64_t proc_content(Task& t, const ProcPath& proc, std::string* out) {
       out->assign(t.proc().auxv.begin(), t.proc().auxv.end());
       return 0;
     case ProcNode::kMaps:
-      *out = t.as().render_maps();
+      *out = without_sysroot(t.as().render_maps(), t.proc().sysroot());
       return 0;
     case ProcNode::kSmaps:
-      *out = render_smaps(t);
+      *out = without_sysroot(render_smaps(t), t.proc().sysroot());
       return 0;
     case ProcNode::kCpuinfo: {
       const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
@@ -288,7 +302,14 @@ ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*rese
   }
   int n = 0;
   const bool own = c[1] == "self" || c[1] == "thread-self" || (parse_int(c[1], &n) && (n == pid || n == tid));
-  if (!own) return out;
+  if (!own) {
+    if (n > 0 && c.size() == 3 && (c[2] == "stat" || c[2] == "status")) {
+      out.node = leaf_node(c[2]);
+      out.peer = n;
+      out.host_dir = fmt::format("/proc/{}", n);
+    }
+    return out;
+  }
   out.host_dir = fmt::format("/proc/{}", c[1]);
   size_t i = 2;
   if (c.size() >= 4 && c[2] == "task" && c[1] != "thread-self" && parse_int(c[3], &n)) {
@@ -313,22 +334,29 @@ int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out) {
   if (const int64_t r = emu::read_cstring(t.as(), p.addr, PATH_MAX - 1, &path); r < 0) return r;
   if (path.empty() || path[0] != '/') {
     if (dirfd != guest::kAT_FDCWD && is_reserved_fd(dirfd)) return -EBADF;
-    out->host = std::move(path);
+    out->host = out->host_nofollow = std::move(path);
     return 0;
   }
   out->proc = classify_proc_path(path, ::getpid(), t.tid(), &is_reserved_fd);
+  if (out->proc.peer != 0 && !is_a64run_process(out->proc.peer)) out->proc = ProcPath{};
   switch (out->proc.node) {
-    case ProcNode::kNone:
-      out->host = t.proc().host_path(path);
+    case ProcNode::kNone: {
+      emu::Sysroot::Resolved r = t.proc().sysroot().resolve(path);
+      if (r.error != 0) return -r.error;
+      // A final symlink loop of the sysroot (follow_error) leaves `host` at the link itself: the host
+      // kernel follows it from there.
+      out->host = std::move(r.follow);
+      out->host_nofollow = std::move(r.nofollow);
       break;
+    }
     case ProcNode::kHiddenFd:
       return -ENOENT;
     case ProcNode::kExe:
-      out->host = t.proc().exe_path;
+      out->host = out->host_nofollow = t.proc().exe_path;
       out->link = std::move(path);
       break;
     default:
-      out->host = std::move(path);
+      out->host = out->host_nofollow = std::move(path);
       break;
   }
   return 0;
@@ -349,14 +377,15 @@ std::string guest_comm(std::string_view host_comm, std::string_view emulator, st
 }
 
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack) {
+                          uint64_t start_stack, int hidden_threads) {
   const size_t open = host_stat.find('(');
   const size_t close = host_stat.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
     return std::string(host_stat);
   }
-  std::string out = fmt::format("{}({})", host_stat.substr(0, open), comm);
-  // Fields 3.. follow ") ", separated by single spaces: vsize is field 23, startstack field 28.
+  std::string out(host_stat.substr(0, close + 1));
+  if (!comm.empty()) out = fmt::format("{}({})", host_stat.substr(0, open), comm);
+  // Fields 3.. follow ") ", separated by single spaces: num_threads is field 20, vsize 23, startstack 28.
   std::string_view rest = host_stat.substr(close + 1);
   int field = 2;
   size_t i = 0;
@@ -368,27 +397,35 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
     out += ' ';
     ++i;
     ++field;
-    if (field != 23 && (field != 28 || start_stack == 0)) continue;
-    out += fmt::format("{}", field == 23 ? vsize : start_stack);
-    i = std::min(rest.find_first_of(" \n", i), rest.size());
+    const size_t end = std::min(rest.find_first_of(" \n", i), rest.size());
+    if (field == 20) {
+      const long n = strtol(std::string(rest.substr(i, end - i)).c_str(), nullptr, 10);
+      out += fmt::format("{}", std::max<long>(1, n - hidden_threads));
+    } else if ((field == 23 && vsize != 0) || (field == 28 && start_stack != 0)) {
+      out += fmt::format("{}", field == 23 ? vsize : start_stack);
+    } else {
+      continue;
+    }
+    i = end;
   }
   return out;
 }
 
-std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize) {
+std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
+                            int hidden_threads) {
   std::string out;
   size_t pos = 0;
   while (pos < host_status.size()) {
     const size_t eol = std::min(host_status.find('\n', pos), host_status.size());
     const std::string_view line = host_status.substr(pos, eol - pos);
-    if (line.starts_with("Name:")) {
+    if (line.starts_with("Name:") && !comm.empty()) {
       out += fmt::format("Name:\t{}", comm);
-    } else if (line.starts_with("VmSize:")) {
+    } else if (line.starts_with("VmSize:") && vsize != 0) {
       out += fmt::format("VmSize:\t{:8} kB", vsize / 1024);
     } else if (line.starts_with("Threads:")) {
-      // The emulator's own intake thread is not the guest's.
+      // The emulator's own threads (intake, CLONE_VM helpers) are not the guest's.
       const long n = strtol(std::string(line.substr(8)).c_str(), nullptr, 10);
-      out += fmt::format("Threads:\t{}", std::max<long>(1, n - reserved_tid_count()));
+      out += fmt::format("Threads:\t{}", std::max<long>(1, n - hidden_threads));
     } else {
       out += line;
     }

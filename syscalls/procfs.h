@@ -33,31 +33,39 @@ struct ProcPath {
   ProcNode node = ProcNode::kNone;
   std::string host_dir;  // the host's directory for the same process or thread ("/proc/self", ...)
   int fd = -1;           // for kFdInfo and kHiddenFd
+  // For kStat and kStatus of another process (/proc/<peer>/stat, status): its pid. Only its thread count
+  // is fixed, and only when it is another a64run (read_guest_path checks; the node is kNone otherwise).
+  int peer = 0;
 };
 
 // Classifies a guest path (pure). /proc/self, /proc/thread-self, /proc/<pid> and /proc/<pid>/task/<tid> name
 // the guest when <pid> is `pid` or `tid`; repeated slashes and "." components are ignored. `reserved`
-// says whether an fd number belongs to the emulator.
+// says whether an fd number belongs to the emulator. /proc/<other pid>/stat and status are kStat and
+// kStatus with `peer` set.
 ProcPath classify_proc_path(std::string_view path, int pid, int tid, bool (*reserved)(int));
 
 // A path argument read from the guest and resolved for the host.
 struct GuestPath {
-  std::string
-      host;  // what to hand to a host call that follows a final symlink (relative paths stay relative)
+  // What to hand to a host call that follows a final symlink (relative paths stay relative).
+  std::string host;
+  // The same for a call that acts on a final symlink itself: differs from `host` when the sysroot's copy
+  // is a symlink, which a64run follows itself (emu/sysroot.h).
+  std::string host_nofollow;
   std::string link;  // for kExe: the /proc link itself
   ProcPath proc;     // what it names under /proc
 
   // What to hand to a host call that acts on a final symlink itself (lstat, readlink, unlink, rename...).
-  const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host; }
+  const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host_nofollow; }
   // True for the /proc files open_proc_file serves.
   bool synthesized() const {
     return proc.node != ProcNode::kNone && proc.node != ProcNode::kExe && proc.node != ProcNode::kHiddenFd;
   }
 };
 
-// Reads and resolves a path argument: absolute paths look inside the sysroot first, /proc/<self>/exe becomes
-// the guest executable, an emulator fd under /proc/<self>/fd is ENOENT, and a relative path against a
-// reserved dirfd is EBADF. Returns 0 or -EFAULT, -ENAMETOOLONG, -ENOENT, -EBADF.
+// Reads and resolves a path argument: absolute paths go through the sysroot rule (emu/sysroot.h),
+// /proc/<self>/exe becomes the guest executable, an emulator fd under /proc/<self>/fd is ENOENT, and a
+// relative path against a reserved dirfd is EBADF. Returns 0 or -EFAULT, -ENAMETOOLONG, -ENOENT, -EBADF,
+// -ELOOP (too many symlinks of the sysroot before the final component).
 int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out);
 
 // Opens a file a64run synthesizes (proc.node is not kNone, kExe or kHiddenFd) with the guest's host-side
@@ -69,13 +77,16 @@ int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags);
 // (both at most 15 bytes, as the kernel's TASK_COMM_LEN).
 std::string guest_comm(std::string_view host_comm, std::string_view emulator_comm, std::string_view program);
 
-// /proc/<pid>/stat of the host with field 2 (comm), 23 (vsize) and, unless 0, 28 (startstack) replaced
-// (pure). Returns the input unchanged when it does not parse.
+// /proc/<pid>/stat of the host with field 2 (comm), 20 (num_threads, less the emulator's `hidden_threads`),
+// 23 (vsize) and, unless 0, 28 (startstack) replaced (pure); an empty comm or a zero vsize keeps the host's.
+// Returns the input unchanged when it does not parse.
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack);
+                          uint64_t start_stack, int hidden_threads);
 
-// /proc/<pid>/status of the host with the Name: and VmSize: lines replaced (pure).
-std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize);
+// /proc/<pid>/status of the host with the Name:, VmSize: and Threads: lines replaced as fix_proc_stat does
+// (pure).
+std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
+                            int hidden_threads);
 
 // /proc/<pid>/fdinfo/<n> of the host with its "flags:" line in guest open flags (pure).
 std::string fix_proc_fdinfo(std::string_view host_fdinfo);

@@ -59,6 +59,25 @@ int64_t read_two_paths(Task& t, int olddirfd, GuestCStr oldpath, int newdirfd, G
   return read_guest_path(t, newdirfd, newpath, n);
 }
 
+// The other a64run process whose task directory a getdents call is listing (set around the filter).
+thread_local int g_peer_pid = 0;
+bool hide_peer_emulator_tid(int tid) {
+  return is_emulator_thread(g_peer_pid, tid);
+}
+bool any_number(int) {
+  return true;
+}
+
+// /proc/<pid>/task of another a64run process: its pid, else 0 (pure but for the final check).
+int peer_task_dir(std::string_view path) {
+  if (!path.starts_with("/proc/") || !path.ends_with("/task")) return 0;
+  const std::string_view num = path.substr(6, path.size() - 6 - 5);
+  int pid = 0;
+  auto [end, ec] = std::from_chars(num.data(), num.data() + num.size(), pid);
+  if (ec != std::errc() || end != num.data() + num.size() || pid == ::getpid()) return 0;
+  return is_a64run_process(pid) ? pid : 0;
+}
+
 }  // namespace
 
 size_t filter_dirents(std::span<uint8_t> buf, bool (*hide)(int)) {
@@ -125,20 +144,28 @@ SysResult sys_getdents64(Task& t, int fd, GuestPtr<uint8_t> dirp, uint64_t count
     if (has_hidden_name(buf.data(), len, &hide_reserved_tid) && is_proc_task_dir(fd_path(fd), ::getpid())) {
       len = filter_dirents(std::span(buf.data(), len), &hide_reserved_tid);
       if (len == 0) continue;
+    } else if (has_hidden_name(buf.data(), len, &any_number)) {
+      // Another a64run process's threads: its emulator threads are known by their names.
+      if ((g_peer_pid = peer_task_dir(fd_path(fd))) != 0) {
+        len = filter_dirents(std::span(buf.data(), len), &hide_peer_emulator_tid);
+        if (len == 0) continue;
+      }
     }
     if (const int64_t r = emu::copy_out(t.as(), dirp.addr, buf.data(), len); r < 0) return r;
     return static_cast<int64_t>(len);
   }
 }
 
-// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small.
+// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small. A directory of the
+// sysroot reads as the guest's path (the host's working directory is inside the sysroot then).
 SysResult sys_getcwd(Task& t, GuestPtr<char> buf, uint64_t size) {
   char cwd[PATH_MAX + 1];
   const int64_t n = from_host(::syscall(SYS_getcwd, cwd, sizeof cwd));
   if (n < 0) return n;
-  if (static_cast<uint64_t>(n) > size) return -ERANGE;
-  if (const int64_t r = emu::copy_out(t.as(), buf.addr, cwd, static_cast<size_t>(n)); r < 0) return r;
-  return n;
+  const std::string guest = t.proc().sysroot().to_guest(cwd);
+  if (guest.size() + 1 > size) return -ERANGE;
+  if (const int64_t r = emu::copy_out(t.as(), buf.addr, guest.c_str(), guest.size() + 1); r < 0) return r;
+  return static_cast<int64_t>(guest.size() + 1);
 }
 
 SysResult sys_chdir(Task& t, GuestCStr path) {
@@ -211,19 +238,20 @@ SysResult sys_linkat(Task& t, int olddirfd, GuestCStr oldpath, int newdirfd, Gue
 }
 
 // readlinkat(2): no NUL is written and a short buffer truncates. /proc/<self>/exe reads as the guest's
-// executable.
+// executable; the links under /proc (cwd, fd/N, exe, ...) read as guest paths, without the sysroot's prefix.
 SysResult sys_readlinkat(Task& t, int dirfd, GuestCStr path, GuestPtr<char> buf, int bufsiz) {
   if (bufsiz <= 0) return -EINVAL;
   GuestPath p;
   if (const int64_t r = read_guest_path(t, dirfd, path, &p); r < 0) return r;
   std::string target;
   if (p.proc.node == ProcNode::kExe) {
-    target = t.proc().exe_path;
+    target = t.proc().sysroot().to_guest(t.proc().exe_path);
   } else {
     char local[PATH_MAX];
-    const int64_t n = from_host(::syscall(SYS_readlinkat, dirfd, p.host.c_str(), local, sizeof local));
+    const int64_t n = from_host(::syscall(SYS_readlinkat, dirfd, p.nofollow().c_str(), local, sizeof local));
     if (n < 0) return n;
     target.assign(local, static_cast<size_t>(n));
+    if (p.nofollow().starts_with("/proc/")) target = t.proc().sysroot().to_guest(target);
   }
   const size_t n = std::min(target.size(), static_cast<size_t>(bufsiz));
   if (const int64_t r = emu::copy_out(t.as(), buf.addr, target.data(), n); r < 0) return r;

@@ -7,9 +7,11 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,32 +25,49 @@
 namespace syscalls {
 namespace {
 
-constexpr size_t kMaxArgs = 1u << 17;
 constexpr int kMaxScriptDepth = 4;
 
-int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out) {
+// The room execve gives argv and envp together (fs/exec.c's bprm_stack_limits): a quarter of RLIMIT_STACK,
+// at most 3/4 of _STK_LIM (6 MiB), at least ARG_MAX (128 KiB); every string counts with its NUL and its
+// pointer. Beyond it the call is E2BIG, so the strings a64run copies are bounded as the kernel's are.
+uint64_t exec_strings_limit() {
+  constexpr uint64_t kStkLim = 8ull << 20;
+  constexpr uint64_t kArgMax = uint64_t{32} * 4096;
+  rlimit rl{};
+  const uint64_t stack = ::getrlimit(RLIMIT_STACK, &rl) == 0 ? rl.rlim_cur : kStkLim;
+  return std::max(std::min(kStkLim / 4 * 3, stack / 4), kArgMax);
+}
+
+int64_t read_string_array(Task& t, uint64_t addr, std::vector<std::string>* out, uint64_t* budget) {
+  constexpr size_t kMaxArgStrlen = size_t{32} * 4096;  // MAX_ARG_STRLEN
   out->clear();
   if (addr == 0) return 0;
   for (size_t i = 0;; ++i) {
-    if (i >= kMaxArgs) return -E2BIG;
     uint64_t p = 0;
     if (emu::copy_in(t.as(), &p, addr + i * 8, 8) != 0) return -EFAULT;
     if (p == 0) return 0;
     std::string s;
-    if (int64_t r = emu::read_cstring(t.as(), p, size_t{128} * 1024, &s); r < 0)
+    if (int64_t r = emu::read_cstring(t.as(), p, std::min<uint64_t>(kMaxArgStrlen, *budget), &s); r < 0)
       return r == -ENAMETOOLONG ? -E2BIG : r;
+    const uint64_t cost = s.size() + 1 + sizeof(uint64_t);
+    if (cost > *budget) return -E2BIG;
+    *budget -= cost;
     out->push_back(std::move(s));
   }
 }
 
-// Checks that `guest_path` names something this a64run can run. For a #! script, rewrites *program and
-// *args to run its interpreter, as binfmt_script does.
 // The host file a guest path names for exec: /proc/self/exe is the guest's program (busybox re-executes
-// itself that way), absolute paths look in the sysroot first.
-std::string exec_host_path(Task& t, const std::string& program) {
+// itself that way); other paths go through the sysroot rule with the final symlink followed.
+int64_t exec_host_path(Task& t, const std::string& program, std::string* host) {
   const ProcPath pp = classify_proc_path(program, ::getpid(), t.tid(), &is_reserved_fd);
-  if (pp.node == ProcNode::kExe) return t.proc().exe_path;
-  return t.proc().host_path(program);
+  if (pp.node == ProcNode::kExe) {
+    *host = t.proc().exe_path;
+    return 0;
+  }
+  emu::Sysroot::Resolved r = t.proc().sysroot().resolve(program);
+  if (r.follow_error != 0) return -r.follow_error;
+  *host = std::move(r.follow);
+  return 0;
 }
 
 // resolve_program's answer for a program of the host's own architecture.
@@ -61,18 +80,37 @@ constexpr uint16_t kHostMachine = EM_AARCH64;
 #error "a64run: name this host's ELF machine"
 #endif
 
-// Returns 0 for an arm64 program, kHostProgram for one of the host's architecture, or -errno.
-int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth) {
-  const std::string host = exec_host_path(t, *program);
+// deny_write_access: Linux will not execute a file that something has open for writing (ETXTBSY). The
+// host's kernel answers the same question when asked for a read lease, which it grants only on a file
+// nobody has open for writing; the lease is dropped at once. Where leases are not a64run's to take (not the
+// file's owner, no CAP_LEASE) there is no answer, and the exec goes on.
+bool open_for_writing(int fd) {
+  if (::fcntl(fd, F_SETLEASE, F_RDLCK) == 0) {
+    ::fcntl(fd, F_SETLEASE, F_UNLCK);
+    return false;
+  }
+  return errno == EAGAIN;
+}
+
+// Checks that *program names something this a64run can run, and sets *host to its host file. For a #!
+// script, rewrites *program and *args to run its interpreter, as binfmt_script does (the interpreter goes
+// through the sysroot rule too). Returns 0 for an arm64 program, kHostProgram for one of the host's
+// architecture, or -errno.
+int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>* args, int depth,
+                        std::string* host_file) {
+  if (const int64_t r = exec_host_path(t, *program, host_file); r < 0) return r;
+  const std::string& host = *host_file;
   const int fd = ::open(host.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return -errno;
   struct stat st {};
   char head[256] = {};
   const bool ok = ::fstat(fd, &st) == 0;
   const ssize_t n = ok ? ::pread(fd, head, sizeof head - 1, 0) : -1;
+  const bool busy = ok && S_ISREG(st.st_mode) && open_for_writing(fd);
   ::close(fd);
   if (!ok || S_ISDIR(st.st_mode) || !S_ISREG(st.st_mode)) return -EACCES;
   if (::access(host.c_str(), X_OK) != 0) return -EACCES;
+  if (busy) return -ETXTBSY;
   if (n >= 20 && memcmp(head, ELFMAG, SELFMAG) == 0) {
     uint16_t machine;
     memcpy(&machine, head + 18, 2);
@@ -99,7 +137,7 @@ int64_t resolve_program(Task& t, std::string* program, std::vector<std::string>*
   next.insert(next.end(), args->begin() + (args->empty() ? 0 : 1), args->end());
   *args = std::move(next);
   *program = interp;
-  return resolve_program(t, program, args, depth + 1);
+  return resolve_program(t, program, args, depth + 1, host_file);
 }
 
 std::vector<char*> c_strings(std::vector<std::string>& v) {
@@ -139,17 +177,17 @@ int64_t host_execve(Task& t, const std::string& path, std::vector<std::string>& 
 }
 
 int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std::vector<std::string> env) {
-  const int64_t kind = resolve_program(t, &program, &args, 0);
+  std::string host;
+  const int64_t kind = resolve_program(t, &program, &args, 0, &host);
   if (kind < 0) return kind;
-  if (kind == kHostProgram) return host_execve(t, exec_host_path(t, program), args, env, true);
+  if (kind == kHostProgram) return host_execve(t, host, args, env, true);
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
   host_args.push_back(signals::exec_state_arg(t));
-  host_args.insert(host_args.end(),
-                   {"-0", args.empty() ? std::string() : args[0], "--", exec_host_path(t, program)});
+  host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   return host_execve(t, emu::self_exe_path(), host_args, env, false);
 }
@@ -162,8 +200,9 @@ SysResult sys_execve(Task& t, GuestCStr path, uint64_t argv, uint64_t envp) {
   if (int64_t r = emu::read_cstring(t.as(), path.addr, PATH_MAX - 1, &program); r < 0) return r;
   if (program.empty()) return -ENOENT;
   std::vector<std::string> args, env;
-  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
-  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  uint64_t budget = exec_strings_limit();
+  if (int64_t r = read_string_array(t, argv, &args, &budget); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env, &budget); r < 0) return r;
   return do_exec(t, std::move(program), std::move(args), std::move(env));
 }
 
@@ -178,16 +217,20 @@ SysResult sys_execveat(Task& t, int dirfd, GuestCStr path, uint64_t argv, uint64
       if (is_reserved_fd(dirfd)) return -EBADF;
       std::string dir = fd_path(dirfd);
       if (dir.empty()) return -EBADF;
-      program = program.empty() ? dir : dir + "/" + program;
+      // The directory's host path read back as the guest's, which the sysroot rule maps to it again.
+      program = t.proc().sysroot().to_guest(program.empty() ? dir : dir + "/" + program);
     }
   }
   if (flags & AT_SYMLINK_NOFOLLOW) {
     struct stat st {};
-    if (::lstat(t.proc().host_path(program).c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
+    const emu::Sysroot::Resolved r = t.proc().sysroot().resolve(program);
+    if (r.error != 0) return -r.error;
+    if (::lstat(r.nofollow.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) return -ELOOP;
   }
   std::vector<std::string> args, env;
-  if (int64_t r = read_string_array(t, argv, &args); r < 0) return r;
-  if (int64_t r = read_string_array(t, envp, &env); r < 0) return r;
+  uint64_t budget = exec_strings_limit();
+  if (int64_t r = read_string_array(t, argv, &args, &budget); r < 0) return r;
+  if (int64_t r = read_string_array(t, envp, &env, &budget); r < 0) return r;
   return do_exec(t, std::move(program), std::move(args), std::move(env));
 }
 

@@ -17,10 +17,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "signals/fasync_owner.h"
 #include "signals/safe_syscall.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/ipc_wait.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -84,8 +86,34 @@ SysResult fcntl_lock(Task& t, int fd, int cmd, uint64_t arg) {
   return r;
 }
 
-// Commands whose argument points at a fixed-size struct that is the same on arm64 and x86-64: the
-// F_*OWN_EX owner (8 bytes), F_GETOWNER_UIDS (two uid_t) and the write-life hints (a u64).
+// The owner and signal of I/O-readiness signals: the model's (signals/fasync_owner.h), which gives a thread
+// of this process as owner a proxy the host can signal.
+SysResult fcntl_owner(Task& t, int fd, int cmd, uint64_t arg) {
+  emu::Process& proc = t.proc();
+  guest::f_owner_ex owner{};
+  switch (cmd) {
+    case F_SETOWN:
+      return signals::fcntl_setown(proc, fd, arg);
+    case F_GETOWN:
+      return signals::fcntl_getown(proc, fd);
+    case F_SETSIG:
+      return signals::fcntl_setsig(proc, fd, arg);
+    case F_GETSIG:
+      return signals::fcntl_getsig(proc, fd);
+    case F_SETOWN_EX:
+      // The descriptor is checked before the argument is read, as in the kernel.
+      if (const int64_t r = from_host(::syscall(SYS_fcntl, fd, F_GETSIG)); r < 0) return r;
+      if (const int64_t r = emu::copy_in(t.as(), &owner, arg, sizeof owner); r < 0) return r;
+      return signals::fcntl_setown_ex(proc, fd, owner);
+    default: {  // F_GETOWN_EX
+      if (const int64_t r = signals::fcntl_getown_ex(proc, fd, &owner); r < 0) return r;
+      return emu::copy_out(t.as(), arg, &owner, sizeof owner);
+    }
+  }
+}
+
+// Commands whose argument points at a fixed-size struct that is the same on arm64 and x86-64:
+// F_GETOWNER_UIDS (two uid_t) and the write-life hints (a u64).
 SysResult fcntl_struct(Task& t, int fd, int cmd, uint64_t arg, size_t size, bool in, bool out) {
   uint64_t buf[2] = {0, 0};
   if (in) {
@@ -106,10 +134,6 @@ bool fcntl_value_command(int cmd) {
   switch (cmd) {
     case F_GETFD:
     case F_SETFD:
-    case F_SETOWN:
-    case F_GETOWN:
-    case F_SETSIG:
-    case F_GETSIG:
     case F_SETLEASE:
     case F_GETLEASE:
     case F_NOTIFY:
@@ -220,6 +244,7 @@ SysResult sys_fcntl(Task& t, int fd, int cmd, uint64_t arg) {
       return r < 0 ? r : static_cast<int64_t>(guest::guest_open_flags(static_cast<int>(r)));
     }
     case F_SETFL:
+      if (arg & guest::kFASYNC) t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
       return from_host(::syscall(SYS_fcntl, fd, F_SETFL, guest::host_open_flags(static_cast<uint32_t>(arg))));
     case F_GETLK:
     case F_SETLK:
@@ -228,10 +253,13 @@ SysResult sys_fcntl(Task& t, int fd, int cmd, uint64_t arg) {
     case F_OFD_SETLK:
     case F_OFD_SETLKW:
       return fcntl_lock(t, fd, cmd, arg);
+    case F_SETOWN:
+    case F_GETOWN:
     case F_SETOWN_EX:
-      return fcntl_struct(t, fd, cmd, arg, sizeof(guest::f_owner_ex), true, false);
     case F_GETOWN_EX:
-      return fcntl_struct(t, fd, cmd, arg, sizeof(guest::f_owner_ex), false, true);
+    case F_SETSIG:
+    case F_GETSIG:
+      return fcntl_owner(t, fd, cmd, arg);
     case kF_GETOWNER_UIDS:
       return fcntl_struct(t, fd, cmd, arg, 2 * sizeof(uint32_t), false, true);
     case F_GET_RW_HINT:
@@ -241,6 +269,8 @@ SysResult sys_fcntl(Task& t, int fd, int cmd, uint64_t arg) {
     case F_SET_FILE_RW_HINT:
       return fcntl_struct(t, fd, cmd, arg, sizeof(uint64_t), true, false);
     default:
+      if ((cmd == F_NOTIFY && arg != 0) || (cmd == F_SETLEASE && arg != F_UNLCK))
+        t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
       if (fcntl_value_command(cmd)) return from_host(::syscall(SYS_fcntl, fd, cmd, arg));
       // Still tell a closed descriptor from an unknown command, as the kernel checks the fd first.
       return ::fcntl(fd, F_GETFD) < 0 ? -EBADF : -EINVAL;

@@ -16,6 +16,7 @@
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -23,11 +24,12 @@ namespace {
 
 using guest::from_host;
 
-// A bad buffer is reported only after a bad descriptor: the kernel checks the file (open, and open for
-// this direction) before it looks at user memory.
-int64_t fd_error_first(int fd, bool writing, int64_t err) {
+// A bad buffer is reported only after a bad descriptor: the kernel checks the file (open, for a positional
+// call seekable, and open for this direction) before it looks at user memory.
+int64_t fd_error_first(int fd, bool writing, int64_t err, bool positional) {
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl < 0 || (fl & O_PATH)) return -EBADF;
+  if (positional && ::lseek(fd, 0, SEEK_CUR) < 0 && errno == ESPIPE) return -ESPIPE;  // no FMODE_PREAD
   const int acc = fl & O_ACCMODE;
   if (writing ? acc == O_RDONLY : acc == O_WRONLY) return -EBADF;
   return err;
@@ -35,13 +37,15 @@ int64_t fd_error_first(int fd, bool writing, int64_t err) {
 
 // readv and friends: import the guest iovecs for the direction, then the host call `nr` (fd, the iovecs, then
 // `more`) as a safe system call: on a pipe, socket or terminal it may wait, which a signal ends (regular
-// files never wait there; the positional forms fail on pipes at once).
+// files never wait there; the positional forms fail on pipes at once, and there ESPIPE comes before EFAULT).
 SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing, long nr,
                     std::array<long, 3> more = {}) {
+  const bool positional =
+      nr == SYS_preadv || nr == SYS_pwritev || ((nr == SYS_preadv2 || nr == SYS_pwritev2) && more[0] != -1);
   if (is_reserved_fd(fd)) return -EBADF;
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
-    return fd_error_first(fd, writing, r);
+    return fd_error_first(fd, writing, r, positional);
   }
   return signals::safe_fd_call(t, nr, {fd, writing ? POLLOUT : POLLIN}, reinterpret_cast<long>(v.data()),
                                static_cast<long>(v.count()), more[0], more[1], more[2]);
@@ -52,19 +56,26 @@ template <typename Call>
 SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t pos, bool writing, Call call) {
   if (pos < 0) return -EINVAL;
   if (is_reserved_fd(fd)) return -EBADF;
-  uint8_t* p = emu::host_range(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
-  if (p == nullptr) return fd_error_first(fd, writing, -EFAULT);
+  const HostTransfer b = host_transfer(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  return from_host(call(p));
+  return from_host(call(static_cast<uint8_t*>(b.ptr), b.len));
 }
 
 // An optional loff_t* argument (sendfile, splice, copy_file_range): read before the call, written back after.
+// One that cannot be read reaches the host as the fault address, so the host's checks of the descriptors
+// and their kinds (EBADF, ESPIPE, EINVAL) come first, as Linux makes them before it reads the offset.
 struct OptionalOffset {
   uint64_t addr;
   int64_t value = 0;
+  bool readable = true;
 
-  int64_t load(emu::AddressSpace& as) { return addr ? emu::copy_in(as, &value, addr, sizeof value) : 0; }
-  int64_t* ptr() { return addr ? &value : nullptr; }
+  void load(emu::AddressSpace& as) {
+    readable = addr == 0 || emu::copy_in(as, &value, addr, sizeof value) == 0;
+  }
+  int64_t* ptr() {
+    if (!readable) return static_cast<int64_t*>(kHostFaultAddr);
+    return addr ? &value : nullptr;
+  }
   int64_t store(emu::AddressSpace& as) const {
     return addr ? emu::copy_out(as, addr, &value, sizeof value) : 0;
   }
@@ -80,16 +91,6 @@ SysResult blocking_fd_call(Task& t, int fd, Call call) {
 
 }  // namespace
 
-int64_t clamp_iovecs(std::span<guest::iovec> iov) {
-  uint64_t total = 0;
-  for (guest::iovec& v : iov) {
-    if (static_cast<int64_t>(v.iov_len) < 0) return -EINVAL;
-    if (v.iov_len > kMaxRwCount - total) v.iov_len = kMaxRwCount - total;
-    total += v.iov_len;
-  }
-  return static_cast<int64_t>(total);
-}
-
 int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count, int prot) {
   if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
   count_ = count;
@@ -100,14 +101,27 @@ int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count,
   const std::span<guest::iovec> g(count <= small.size() ? small.data() : large.data(), count);
   if (const int64_t r = emu::copy_in(as, g.data(), addr, g.size_bytes()); r < 0) return r;
   if (const int64_t r = clamp_iovecs(g); r < 0) return r;
+  // import_iovec: every buffer must pass access_ok before anything moves.
+  for (const guest::iovec& v : g) {
+    if (!emu::user_range_ok(v.iov_base, v.iov_len)) return -EFAULT;
+  }
   if (count > inline_.size()) heap_.resize(count);
   ::iovec* h = count <= inline_.size() ? inline_.data() : heap_.data();
+  // The transfer stops where Linux's copy would fault: the host stops by itself at a page that is not mapped,
+  // and the iovecs end before one that is mapped without `prot` (a first buffer that starts there faults).
   for (size_t i = 0; i < count; ++i) {
     h[i] = {nullptr, 0};
     if (g[i].iov_len == 0) continue;
-    uint8_t* p = emu::host_range(as, g[i].iov_base, g[i].iov_len, prot);
-    if (p == nullptr) return -EFAULT;
-    h[i] = {p, g[i].iov_len};
+    const HostTransfer b = host_transfer(as, g[i].iov_base, g[i].iov_len, prot);
+    if (b.ptr == kHostFaultAddr && i > 0) {
+      count_ = i;
+      break;
+    }
+    h[i] = {b.ptr, b.len};
+    if (b.len < g[i].iov_len && b.ptr != kHostFaultAddr) {
+      count_ = i + 1;
+      break;
+    }
   }
   return 0;
 }
@@ -122,12 +136,12 @@ SysResult sys_writev(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t
 
 SysResult sys_pread64(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count, int64_t pos) {
   return positional_io(t, fd, buf.addr, count, pos, false,
-                       [&](uint8_t* p) { return ::pread(fd, p, count, pos); });
+                       [&](uint8_t* p, uint64_t n) { return ::pread(fd, p, n, pos); });
 }
 
 SysResult sys_pwrite64(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count, int64_t pos) {
   return positional_io(t, fd, buf.addr, count, pos, true,
-                       [&](uint8_t* p) { return ::pwrite(fd, p, count, pos); });
+                       [&](uint8_t* p, uint64_t n) { return ::pwrite(fd, p, n, pos); });
 }
 
 // preadv/pwritev: on a 64-bit kernel the position is pos_l alone (pos_h is shifted out).
@@ -155,13 +169,14 @@ SysResult sys_pwritev2(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64
   return vector_io(t, fd, iov.addr, count, true, SYS_pwritev2, {pos_l, 0, flags});
 }
 
-// sendfile(2): the offset, when given, is written back even after an error, as the kernel does. Into a pipe
-// or socket it may wait, which a signal ends (restarted under SA_RESTART, as the pipe's and socket's waits
-// are).
+// sendfile(2): the offset, when given, is read first (EFAULT before any check of the descriptors) and written
+// back even after an error, as the kernel does. Into a pipe or socket it may wait, which a signal ends
+// (restarted under SA_RESTART, as the pipe's and socket's waits are).
 SysResult sys_sendfile(Task& t, int out_fd, int in_fd, GuestPtr<int64_t> offset, uint64_t count) {
   if (is_reserved_fd(out_fd) || is_reserved_fd(in_fd)) return -EBADF;
   OptionalOffset off{offset.addr};
-  if (const int64_t r = off.load(t.as()); r < 0) return r;
+  off.load(t.as());
+  if (!off.readable) return -EFAULT;
   const int64_t r = signals::safe_fd_call(t, SYS_sendfile, {out_fd, POLLOUT}, in_fd,
                                           reinterpret_cast<long>(off.ptr()), static_cast<long>(count));
   if (off.store(t.as()) < 0) return -EFAULT;
@@ -176,8 +191,8 @@ SysResult two_offset_call(Task& t, long nr, int fd_in, uint64_t in_addr, int fd_
                           uint64_t len, uint32_t flags) {
   if (is_reserved_fd(fd_in) || is_reserved_fd(fd_out)) return -EBADF;
   OptionalOffset in{in_addr}, out{out_addr};
-  if (const int64_t r = in.load(t.as()); r < 0) return r;
-  if (const int64_t r = out.load(t.as()); r < 0) return r;
+  in.load(t.as());
+  out.load(t.as());
   const int64_t r = signals::safe_fd_call(t, nr, {fd_in, POLLIN}, reinterpret_cast<long>(in.ptr()), fd_out,
                                           reinterpret_cast<long>(out.ptr()), static_cast<long>(len), flags);
   if (r > 0 && (in.store(t.as()) < 0 || out.store(t.as()) < 0)) return -EFAULT;
@@ -203,7 +218,8 @@ SysResult sys_tee(Task& t, int fd_in, int fd_out, uint64_t len, uint32_t flags) 
 }
 
 // vmsplice(2): into a pipe's write end the guest pages are read, from a read end they are written. The
-// pipe then refers to the guest's pages in the host window, as it would to the process's own on Linux.
+// pipe then refers to the guest's pages in the host window, as it would to the process's own on Linux. A
+// full (or empty) blocking pipe waits as a write (or read) does: a guest signal ends the wait.
 SysResult sys_vmsplice(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count, uint32_t flags) {
   if (is_reserved_fd(fd)) return -EBADF;
   const int fl = ::fcntl(fd, F_GETFL);

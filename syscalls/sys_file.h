@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "syscalls/abi/iovec.h"
 #include "syscalls/abi/types.h"
 #include "syscalls/dispatch.h"
 
@@ -17,9 +18,8 @@ namespace syscalls {
 // The kernel's MAX_RW_COUNT (INT_MAX rounded down to a page): one call moves at most this many bytes.
 inline constexpr uint64_t kMaxRwCount = 0x7ffff000;
 
-// Checks guest iovec lengths as the kernel's import_iovec does and clamps them so that their sum is at most
-// kMaxRwCount (pure). Returns the clamped total or -EINVAL (a length that is negative as ssize_t).
-int64_t clamp_iovecs(std::span<guest::iovec> iov);
+static_assert(kMaxRwCount == guest::kMaxRwCount);
+using guest::clamp_iovecs;  // syscalls/abi/iovec.h
 
 // A guest iovec array as host iovecs pointing into the guest window.
 class HostIovecs {

@@ -64,6 +64,7 @@ SysResult sys_getrandom(Task& t, GuestPtr<uint8_t> buf, uint64_t count, uint32_t
   if (!guest::getrandom_flags_valid(flags)) return -EINVAL;
   if (const int64_t r = wait_for_entropy(t, flags); r < 0) return r;
   count = std::min(count, guest::kMaxRwCount);
+  if (!emu::user_range_ok(buf.addr, count)) return -EFAULT;  // import_ubuf's access_ok, even for 0 bytes
   if (count == 0) return 0;
   if (uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_WRITE)) {
     const uint64_t n = fill_random(p, count, flags);

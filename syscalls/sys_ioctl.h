@@ -1,4 +1,5 @@
-// ioctl(2): the terminal, pty and generic file requests whose arguments a64run knows how to carry.
+// ioctl(2): the terminal, pty, file, block, loop, random, TUN, socket interface and pidfd requests whose
+// arguments a64run knows how to carry.
 #pragma once
 
 #include <cstddef>

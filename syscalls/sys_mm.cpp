@@ -2,15 +2,24 @@
 #include "syscalls/sys_mm.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <bit>
+#include <shared_mutex>
+#include <string>
 #include <vector>
 
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
+#include "syscalls/sys_process.h"
 
 namespace syscalls {
 
@@ -18,6 +27,21 @@ namespace syscalls {
 SysResult sys_brk(Task& t, uint64_t addr) {
   return static_cast<SysResult>(t.as().brk(addr));
 }
+
+namespace {
+
+// MAP_HUGETLB's page size: log2 in bits 26-31 of the flags, 0 for the default (2 MiB, the arm64 default with
+// 4 KiB pages, and the host's). A size the host has no pool for is EINVAL, as hstate_sizelog finds none.
+int64_t huge_page_shift(int flags) {
+  int shift = (flags >> MAP_HUGE_SHIFT) & MAP_HUGE_MASK;
+  if (shift == 0) shift = 21;
+  if (shift < 12 || shift > 40) return -EINVAL;
+  const std::string pool =
+      "/sys/kernel/mm/hugepages/hugepages-" + std::to_string((uint64_t{1} << shift) >> 10) + "kB";
+  return ::access(pool.c_str(), F_OK) == 0 ? shift : -EINVAL;
+}
+
+}  // namespace
 
 // mmap(2): anonymous, file-backed private and shared, MAP_FIXED, MAP_FIXED_NOREPLACE, hints, MAP_GROWSDOWN.
 SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, int fd, uint64_t offset) {
@@ -42,12 +66,27 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
     src.dev = st.st_dev;
     src.inode = st.st_ino;
     src.name = fd_path(fd);
+    struct statfs fs {};
+    if (::fstatfs(fd, &fs) == 0 && fs.f_type == HUGETLBFS_MAGIC) {
+      src.huge_shift = static_cast<uint8_t>(std::countr_zero(static_cast<uint64_t>(st.st_blksize)));
+    } else if (flags & MAP_HUGETLB) {
+      return -EINVAL;  // ksys_mmap_pgoff: MAP_HUGETLB needs a hugetlbfs file or none
+    }
+  } else if (flags & MAP_HUGETLB) {
+    const int64_t shift = huge_page_shift(flags);
+    if (shift < 0) return shift;
+    src.huge_shift = static_cast<uint8_t>(shift);
   }
-  if (flags & MAP_HUGETLB) return -EINVAL;  // no huge pages behind the guest window
+  // READ_IMPLIES_EXEC (personality), unless the file's mount forbids execution.
+  if ((prot & PROT_READ) && (guest_personality() & kReadImpliesExec)) {
+    struct statvfs vfs {};
+    if (src.host_fd < 0 || ::fstatvfs(src.host_fd, &vfs) != 0 || !(vfs.f_flag & ST_NOEXEC)) prot |= PROT_EXEC;
+  }
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
-  if (r >= 0 && (flags & MAP_LOCKED))
-    ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len));
+  if (r >= 0 && (flags & MAP_LOCKED) &&
+      ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len)) == 0)
+    t.as().mark_locked(static_cast<uint64_t>(r), static_cast<uint64_t>(r) + emu::page_up(len), true);
   return r;
 }
 
@@ -55,6 +94,7 @@ SysResult sys_munmap(Task& t, uint64_t addr, uint64_t len) {
   return t.as().munmap(addr, len);
 }
 SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot) {
+  if ((prot & PROT_READ) && (guest_personality() & kReadImpliesExec)) prot |= PROT_EXEC;
   return t.as().mprotect(addr, len, prot);
 }
 SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
@@ -68,17 +108,30 @@ SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) {
   return t.as().msync(addr, len, flags);
 }
 
-// mincore(2): residency from the host's view of the same pages.
+// mincore(2): residency from the host's view of the same pages, in Linux's order: the range must be a user
+// range (ENOMEM), the vector too (EFAULT, even for no pages); then a page of results at a time, each run of
+// mapped pages copied out before a hole ends the call with ENOMEM.
 SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> vec) {
   if (addr & emu::kPageMask) return -EINVAL;
-  const uint64_t pages = emu::page_up(len) / emu::kPageSize;
-  {
-    std::shared_lock lk(t.as().lock());
-    if (!t.as().accessible_locked(addr, emu::page_up(len), 0)) return -ENOMEM;
+  if (!emu::user_range_ok(addr, len)) return -ENOMEM;
+  uint64_t pages = (len >> 12) + ((len & emu::kPageMask) != 0);
+  if (!emu::user_range_ok(vec.addr, pages)) return -EFAULT;
+  unsigned char out[emu::kPageSize];
+  uint64_t to = vec.addr;
+  while (pages > 0) {
+    uint64_t n = std::min<uint64_t>(pages, sizeof out);
+    {
+      std::shared_lock lk(t.as().lock());
+      n = t.as().reach_locked(addr, n * emu::kPageSize, 0).usable / emu::kPageSize;
+      if (n == 0) return -ENOMEM;
+      if (::mincore(t.as().host(addr), n * emu::kPageSize, out) != 0) return -errno;
+    }
+    if (emu::copy_out(t.as(), to, out, n) != 0) return -EFAULT;
+    pages -= n;
+    to += n;
+    addr += n * emu::kPageSize;
   }
-  std::vector<unsigned char> out(pages);
-  if (pages && ::mincore(t.as().host(addr), emu::page_up(len), out.data()) != 0) return -errno;
-  return emu::copy_out(t.as(), vec.addr, out.data(), out.size());
+  return 0;
 }
 
 // The mlock family acts on the host pages behind the guest range (RLIMIT_MEMLOCK applies as on Linux), as
@@ -87,11 +140,26 @@ SysResult sys_mincore(Task& t, uint64_t addr, uint64_t len, GuestPtr<uint8_t> ve
 namespace {
 
 SysResult lock_call(Task& t, long nr, uint64_t addr, uint64_t len, long flags = 0) {
+  // do_mlock's arithmetic: the length grows by the offset into the first page, then rounds up (to 0 within
+  // a page of 2^64: nothing to lock, as on Linux).
   const uint64_t start = emu::page_down(addr);
-  const uint64_t span = emu::page_up(addr + len) - start;
-  std::shared_lock lk(t.as().lock());
-  if (!t.as().accessible_locked(start, span, 0)) return -ENOMEM;
-  return ::syscall(nr, t.as().host(start), span, flags) == 0 ? 0 : -errno;
+  const uint64_t span = emu::page_up(len + (addr & emu::kPageMask));
+  emu::AddressSpace& as = t.as();
+  if (span == 0)
+    return ::syscall(nr, start < as.size() ? as.host(start) : as.base(), 0, flags) == 0 ? 0 : -errno;
+  if (start + span < start) {
+    // A range that wraps: the answer depends on the caller's privilege (mlock checks RLIMIT_MEMLOCK first,
+    // ENOMEM, unless CAP_IPC_LOCK, then EINVAL): the host's own answer for a range that wraps the same way.
+    constexpr uint64_t kLastPage = ~emu::kPageMask;
+    return ::syscall(nr, kLastPage, span, flags) == 0 ? 0 : -errno;
+  }
+  {
+    std::shared_lock lk(as.lock());
+    if (!as.accessible_locked(start, span, 0)) return -ENOMEM;
+    if (::syscall(nr, as.host(start), span, flags) != 0) return -errno;
+  }
+  as.mark_locked(start, start + span, nr != SYS_munlock);
+  return 0;
 }
 
 }  // namespace
@@ -107,12 +175,32 @@ SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags) {
 SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len) {
   return lock_call(t, SYS_munlock, addr, len);
 }
-SysResult sys_mlockall(Task&, int flags) {
-  if (flags == 0 || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT))) return -EINVAL;
-  return ::syscall(SYS_mlockall, flags) == 0 ? 0 : -errno;
+// mlockall(2): MCL_CURRENT goes to the host; MCL_FUTURE stays the guest's (AddressSpace::lock_all), after
+// the host's can_do_mlock check (an empty mlock answers EPERM where the guest may not lock at all).
+SysResult sys_mlockall(Task& t, int flags) {
+  if (flags == 0 || flags == MCL_ONFAULT || (flags & ~(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT)))
+    return -EINVAL;
+  if (::syscall(SYS_mlock, t.as().base(), 0) != 0) return -errno;
+  if ((flags & MCL_CURRENT) && ::syscall(SYS_mlockall, flags & ~MCL_FUTURE) != 0) return -errno;
+  t.as().lock_all((flags & MCL_CURRENT) != 0,
+                  (flags & MCL_FUTURE) ? ((flags & MCL_ONFAULT) ? MLOCK_ONFAULT : 0) : -1);
+  return 0;
 }
-SysResult sys_munlockall(Task&) {
-  return ::syscall(SYS_munlockall) == 0 ? 0 : -errno;
+SysResult sys_munlockall(Task& t) {
+  if (::syscall(SYS_munlockall) != 0) return -errno;
+  t.as().unlock_all();
+  return 0;
+}
+
+// cachestat(2): the host's page cache counts for the range (both structs are u64 fields only).
+SysResult sys_cachestat(Task& t, int fd, uint64_t range, uint64_t cstat, uint32_t flags) {
+  constexpr long kSysCachestat = 451;  // x86-64's number too (Linux 6.5); Debian 12's headers predate it
+  if (is_reserved_fd(fd)) return -EBADF;
+  uint64_t r[2];
+  void* rp = emu::copy_in(t.as(), r, range, sizeof r) == 0 ? static_cast<void*>(r) : kHostFaultAddr;
+  uint64_t out[5] = {};
+  if (::syscall(kSysCachestat, fd, rp, out, flags) != 0) return -errno;
+  return emu::copy_out(t.as(), cstat, out, sizeof out) != 0 ? -EFAULT : 0;
 }
 
 // membarrier(2): the guest's threads are the host process's threads, so the host's barriers on them are

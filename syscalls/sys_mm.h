@@ -19,6 +19,7 @@ SysResult sys_munlock(Task& t, uint64_t addr, uint64_t len);
 SysResult sys_mlockall(Task& t, int flags);
 SysResult sys_munlockall(Task& t);
 SysResult sys_mlock2(Task& t, uint64_t addr, uint64_t len, int flags);
+SysResult sys_cachestat(Task& t, int fd, uint64_t range, uint64_t cstat, uint32_t flags);
 SysResult sys_membarrier(Task& t, int cmd, uint32_t flags, int cpu_id);
 
 }  // namespace syscalls

@@ -4,6 +4,8 @@
 
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <array>
 #include <string>
@@ -58,6 +60,16 @@ SysResult sys_umount2(Task& t, GuestCStr target, int flags) {
   if (const int64_t r = read_guest_path(t, AT_FDCWD, target, &p); r < 0) return r;
   return guest::from_host(
       ::umount2((flags & UMOUNT_NOFOLLOW) ? p.nofollow().c_str() : p.host.c_str(), flags));
+}
+
+// pivot_root(2): the host's, on the host paths (the guest's mount namespace is the host process's, as for
+// mount and umount2).
+SysResult sys_pivot_root(Task& t, GuestCStr new_root, GuestCStr put_old) {
+  GuestPath n;
+  GuestPath o;
+  if (const int64_t r = read_guest_path(t, AT_FDCWD, new_root, &n); r < 0) return r;
+  if (const int64_t r = read_guest_path(t, AT_FDCWD, put_old, &o); r < 0) return r;
+  return guest::from_host(::syscall(SYS_pivot_root, n.host.c_str(), o.host.c_str()));
 }
 
 }  // namespace syscalls

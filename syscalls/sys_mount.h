@@ -9,5 +9,6 @@ namespace syscalls {
 SysResult sys_mount(Task& t, GuestCStr source, GuestCStr target, GuestCStr fstype, uint64_t flags,
                     uint64_t data);
 SysResult sys_umount2(Task& t, GuestCStr target, int flags);
+SysResult sys_pivot_root(Task& t, GuestCStr new_root, GuestCStr put_old);
 
 }  // namespace syscalls

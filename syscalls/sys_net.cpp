@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <vector>
 
 #include "emu/task.h"
 #include "signals/fd_wait.h"
@@ -51,7 +52,7 @@ SysResult set_filter(Task& t, int fd, int optname, uint64_t optval, int optlen) 
       h = guest::to_host(g, static_cast<::sock_filter*>(prog));
     }
   }
-  return from_host(::setsockopt(fd, SOL_SOCKET, optname, value, static_cast<socklen_t>(optlen)));
+  return from_host(::syscall(SYS_setsockopt, fd, SOL_SOCKET, optname, value, static_cast<socklen_t>(optlen)));
 }
 
 }  // namespace
@@ -100,7 +101,7 @@ SysResult sys_bind(Task& t, int fd, GuestPtr<const uint8_t> addr, int addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   ::sockaddr_storage ss;
   const ::sockaddr* sa = sockaddr_for_host(t, addr.addr, addrlen, &ss);
-  return from_host(::bind(fd, sa, static_cast<socklen_t>(addrlen)));
+  return from_host(::syscall(SYS_bind, fd, sa, static_cast<socklen_t>(addrlen)));
 }
 
 SysResult sys_listen(Task&, int fd, int backlog) {
@@ -158,15 +159,17 @@ SysResult sys_setsockopt(Task& t, int fd, int level, int optname, GuestPtr<const
     return set_filter(t, fd, optname, optval.addr, optlen);
   }
   const void* value = host_buf(t.as(), optval.addr, static_cast<uint64_t>(optlen), PROT_READ);
-  return from_host(::setsockopt(fd, level, optname, value, static_cast<socklen_t>(optlen)));
+  return from_host(::syscall(SYS_setsockopt, fd, level, optname, value, static_cast<socklen_t>(optlen)));
 }
 
-// getsockopt(2): values up to kBounce bytes come back through a host buffer and only the bytes the host
-// wrote are copied out, so that, as on Linux, a length larger than the guest's mapped buffer is fine when
-// the value is short. Larger values (netfilter tables) are written by the host straight into guest memory.
+// getsockopt(2): the value comes back through a host buffer and only the bytes the host wrote are copied out,
+// so that, as on Linux, a length larger than the guest's mapped buffer is fine when the value is short. A
+// buffer that is writable for its whole length (netfilter tables can be large) is written by the host
+// itself; a partly mapped one larger than kMaxBounce bounces kMaxBounce bytes at most.
 SysResult sys_getsockopt(Task& t, int fd, int level, int optname, GuestPtr<uint8_t> optval,
                          GuestPtr<int32_t> optlen) {
   constexpr int32_t kBounce = 4096;
+  constexpr int32_t kMaxBounce = 1 << 20;
   if (is_reserved_fd(fd)) return -EBADF;
   int32_t len = 0;
   socklen_t host_len = 0;
@@ -177,17 +180,27 @@ SysResult sys_getsockopt(Task& t, int fd, int level, int optname, GuestPtr<uint8
     host_len = static_cast<socklen_t>(len);
   }
   std::array<uint8_t, kBounce> bounce{};
-  const bool bounced = !optval.null() && len >= 0 && len <= kBounce;
-  void* value = bounced ? bounce.data()
-                        : host_buf(t.as(), optval.addr, static_cast<uint64_t>(std::max(len, 0)), PROT_WRITE);
-  if (::getsockopt(fd, level, optname, value, len_ptr) != 0) {
+  std::vector<uint8_t> large;
+  void* value = host_buf(t.as(), optval.addr, static_cast<uint64_t>(std::max(len, 0)), PROT_WRITE);
+  bool bounced = false;
+  if (!optval.null() && len >= 0 && (len <= kBounce || value == kHostFaultAddr)) {
+    bounced = true;
+    if (len <= kBounce) {
+      value = bounce.data();
+    } else {
+      large.resize(static_cast<size_t>(std::min(len, kMaxBounce)));
+      value = large.data();
+      host_len = static_cast<socklen_t>(large.size());
+    }
+  }
+  if (::syscall(SYS_getsockopt, fd, level, optname, value, len_ptr) != 0) {
     // SO_PEERSEC and SO_PEERGROUPS answer a short buffer with ERANGE and the length they need.
     const int64_t err = guest::neg_errno();
     if (err == -ERANGE && len_ptr == &host_len) (void)optlen.write(t.as(), static_cast<int32_t>(host_len));
     return err;
   }
-  if (bounced &&
-      emu::copy_out(t.as(), optval.addr, bounce.data(), std::min<socklen_t>(host_len, kBounce)) != 0) {
+  if (bounced && emu::copy_out(t.as(), optval.addr, value,
+                               std::min<uint64_t>(host_len, static_cast<uint64_t>(std::max(len, 0)))) != 0) {
     return -EFAULT;
   }
   return optlen.write(t.as(), static_cast<int32_t>(host_len)) != 0 ? -EFAULT : 0;

@@ -124,8 +124,7 @@ class Transfer {
  private:
   int64_t once(uint32_t flags) {
     emu::RunLockReleaser unlocked(t_.proc().run_lock(), &t_.cpu());
-    return from_host(sending_ ? ::sendmsg(fd_, &m_, static_cast<int>(flags))
-                              : ::recvmsg(fd_, &m_, static_cast<int>(flags)));
+    return from_host(::syscall(sending_ ? SYS_sendmsg : SYS_recvmsg, fd_, &m_, static_cast<int>(flags)));
   }
   int64_t blocking() {
     return signals::safe_fd_call(t_, sending_ ? SYS_sendmsg : SYS_recvmsg, {fd_, sending_ ? POLLOUT : POLLIN},
@@ -206,7 +205,7 @@ int64_t Transfer::run() {
     int64_t n = once(flags_ | guest::kMSG_DONTWAIT);
     if (n == -EAGAIN) {
       n = signals::look_again(t_, [&] {
-        return from_host(::recvmsg(fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
+        return from_host(::syscall(SYS_recvmsg, fd_, &m_, static_cast<int>(flags_ | guest::kMSG_DONTWAIT)));
       });
     }
     if (n != -EAGAIN) {
@@ -232,7 +231,9 @@ SysResult sys_sendto(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t len,
                      GuestPtr<const uint8_t> addr, int addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_READ), len};
+  const HostTransfer b = host_transfer(t.as(), buf.addr, len, PROT_READ);
+  len = b.len;
+  ::iovec iov{b.ptr, len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;
@@ -250,7 +251,9 @@ SysResult sys_recvfrom(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t len, uin
                        GuestPtr<uint8_t> addr, GuestPtr<int32_t> addrlen) {
   if (is_reserved_fd(fd)) return -EBADF;
   len = std::min(len, kMaxRwCount);
-  ::iovec iov{host_buf(t.as(), buf.addr, len, PROT_WRITE), len};
+  const HostTransfer b = host_transfer(t.as(), buf.addr, len, PROT_WRITE);
+  len = b.len;
+  ::iovec iov{b.ptr, len};
   ::msghdr m{};
   m.msg_iov = &iov;
   m.msg_iovlen = 1;

@@ -15,6 +15,7 @@
 #include "signals/signals.h"
 #include "syscalls/abi/time_abi.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/sys_process.h"
 
 namespace syscalls {
 namespace {
@@ -194,6 +195,7 @@ int64_t read_timeout(Task& t, uint64_t ts_addr, Timeout* out) {
 
 SysResult finish_timeout(Task& t, uint64_t ts_addr, const Timeout& to, SysResult r) {
   if (ts_addr == 0 || to.infinite || to.zero) return r;
+  if (guest_personality() & kStickyTimeouts) return r;  // poll_select_finish: the timeout stays as given
   const guest::timespec left =
       guest::to_guest(signals::sub_clamped(to.deadline, signals::now(CLOCK_MONOTONIC)));
   if (emu::copy_out(t.as(), ts_addr, &left, sizeof left) != 0 && r == signals::kERESTARTNOHAND) return -EINTR;

@@ -7,13 +7,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
 #include "emu/guest_mem.h"
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "syscalls/abi/errno.h"
+#include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 
 namespace syscalls {
 namespace {}  // namespace
@@ -123,21 +128,31 @@ SysResult sys_setfsgid(Task&, uint32_t gid) {
   return ::syscall(SYS_setfsgid, gid);
 }
 
+// getgroups(2): the count of the groups the process has; with a size, those groups (EINVAL when they do not
+// fit). The host list is sized by the groups there are, never by the guest's size.
 SysResult sys_getgroups(Task& t, int size, GuestPtr<uint32_t> list) {
   if (size < 0) return -EINVAL;
-  std::vector<gid_t> g(static_cast<size_t>(size) + 1);
-  const int n = ::getgroups(size, g.data());
+  const int n = ::getgroups(0, nullptr);
   if (n < 0) return -errno;
-  if (size > 0 && emu::copy_out(t.as(), list.addr, g.data(), static_cast<size_t>(n) * sizeof(gid_t)) != 0)
+  if (size == 0) return n;
+  if (n > size) return -EINVAL;
+  std::vector<gid_t> g(static_cast<size_t>(n));
+  const int got = ::getgroups(n, g.data());
+  if (got < 0) return -errno;
+  if (emu::copy_out(t.as(), list.addr, g.data(), static_cast<size_t>(got) * sizeof(gid_t)) != 0)
     return -EFAULT;
-  return n;
+  return got;
 }
 
+// setgroups(2): the kernel checks the capability (EPERM), then the size (EINVAL), then reads the list
+// (EFAULT). The host makes the first two: a size it refuses goes to it as it is, a list that cannot be read
+// as the fault address.
 SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list) {
-  if (size < 0 || size > 65536) return -EINVAL;
+  if (size < 0 || size > 65536) return guest::from_host(::syscall(SYS_setgroups, size, nullptr));
   std::vector<gid_t> g(static_cast<size_t>(size));
-  if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) return -EFAULT;
-  return guest::from_host(::syscall(SYS_setgroups, size, g.data()));
+  const void* host = g.data();
+  if (emu::copy_in(t.as(), g.data(), list.addr, g.size() * sizeof(gid_t)) != 0) host = kHostFaultAddr;
+  return guest::from_host(::syscall(SYS_setgroups, size, host));
 }
 
 namespace {
@@ -185,10 +200,50 @@ SysResult sys_capset(Task& t, uint64_t header, uint64_t data) {
   return r;
 }
 
+namespace {
+
+// A host call that needs a single-threaded host process (unshare of a user namespace; setns of a user or
+// mount namespace, EINVAL, or of a time namespace, EUSERS, in a multithreaded one): for a guest with one
+// thread, the intake thread steps aside for a second try. The guest's thread blocks every host signal
+// meanwhile (what arrives waits for the next intake thread; the safe calls' wake signal too, so no signal is
+// forwarded to a thread that is gone). A guest with more threads gets the host's answer for a multithreaded
+// process, as Linux gives it.
+int64_t single_threaded_host_call(Task& t, long nr, long a1, long a2) {
+  const int64_t first = guest::from_host(::syscall(nr, a1, a2));
+  if ((first != -EINVAL && first != -EUSERS) || t.proc().thread_count() != 1) return first;
+  ::sigset_t all;
+  ::sigset_t old;
+  sigfillset(&all);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+  int64_t r = first;
+  if (signals::stop_host_signal_intake(t.proc())) {
+    r = guest::from_host(::syscall(nr, a1, a2));
+    signals::restart_host_signal_intake(t.proc());
+  }
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, 8);
+  return r;
+}
+
+// A call (`call(flags)`) that joins several namespaces with a PID namespace for the children among them: the
+// PID namespace comes last, by a call of its own, since from then on the process may start no thread
+// (copy_process: EINVAL for CLONE_THREAD when pid_ns_for_children is not the task's own), and the intake
+// thread's restart after a user or mount namespace is one. The others come first, so a user namespace among
+// them owns it as the kernel's single call would make it. (Not atomic: if the second step fails, ENOSPC at
+// the nesting or count limit, the first one's namespaces stay, which Linux's single call would not leave.)
+template <typename Call>
+int64_t pid_namespace_last(uint64_t flags, const Call& call) {
+  if (!(flags & CLONE_NEWPID) || flags == CLONE_NEWPID) return call(flags);
+  if (const int64_t r = call(flags & ~uint64_t{CLONE_NEWPID}); r != 0) return r;
+  return call(CLONE_NEWPID);
+}
+
+}  // namespace
+
 // unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
-// too; it refuses CLONE_NEWUSER in a64run, which always has its intake thread). Unsharing the fd table,
-// fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the same then);
-// a thread of a multithreaded guest cannot get its own (a64run's threads share the host process's): EINVAL.
+// too; a user namespace needs the intake thread out of the way: single_threaded_host_call). Unsharing the
+// fd table, fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the
+// same then); a thread of a multithreaded guest cannot get its own (a64run's threads share the host
+// process's): EINVAL.
 SysResult sys_unshare(Task& t, uint64_t flags) {
   constexpr uint64_t kNamespaces = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID |
                                    CLONE_NEWCGROUP | CLONE_NEWUSER | 0x80 /* CLONE_NEWTIME */;
@@ -197,7 +252,20 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
   if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
   if (!(flags & kNamespaces)) return 0;
-  return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+  if (!(flags & CLONE_NEWUSER)) return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+  return pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
+    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
+  });
+}
+
+// setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake
+// thread out of the way (single_threaded_host_call).
+SysResult sys_setns(Task& t, int fd, int nstype) {
+  if (is_reserved_fd(fd)) return -EBADF;
+  // A pidfd names several namespaces at once (an ns file names one type: the split gives its same EINVAL).
+  return pid_namespace_last(static_cast<uint32_t>(nstype), [&](uint64_t f) {
+    return single_threaded_host_call(t, SYS_setns, fd, static_cast<long>(f));
+  });
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).
@@ -218,6 +286,11 @@ SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len) {
   return set_uts_name(t, SYS_setdomainname, name, len);
 }
 
+// vhangup(2): the host's, on the controlling terminal of the host process, which is the guest's.
+SysResult sys_vhangup(Task&) {
+  return guest::from_host(::syscall(SYS_vhangup));
+}
+
 SysResult sys_getpgid(Task&, int pid) {
   return guest::from_host(::getpgid(pid));
 }
@@ -234,15 +307,54 @@ SysResult sys_setsid(Task&) {
 // prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
 // describe the emulator rather than the guest (RLIMIT_AS, RLIMIT_DATA) still go to the host: lowering them
 // can make the emulator itself fail to allocate, as a real kernel would refuse the guest.
+namespace {
+
+bool has_cap_sys_resource() {
+  CapHeader h{0x20080522 /* _LINUX_CAPABILITY_VERSION_3 */, 0};
+  CapData d[2]{};
+  return ::syscall(SYS_capget, &h, d) == 0 && (d[0].effective & (1u << 24 /* CAP_SYS_RESOURCE */)) != 0;
+}
+
+// RLIMIT_SIGPENDING of the guest's own process: the guest's value is a64run's (signals::
+// guest_sigpending_limit), the host's is only ever raised, never lowered (a64run's wake signals need it).
+// The checks are do_prlimit's: soft above hard is EINVAL; a hard limit raised needs CAP_SYS_RESOURCE.
+int64_t own_sigpending_limit(const rlimit* nl, rlimit* ol) {
+  rlimit host{};
+  if (::prlimit(0, RLIMIT_SIGPENDING, nullptr, &host) != 0) return -errno;
+  rlimit cur = host;
+  signals::guest_sigpending_limit(&cur);
+  if (nl != nullptr) {
+    if (nl->rlim_cur > nl->rlim_max) return -EINVAL;
+    // Above the host's hard limit the host's own prlimit below judges; up to it, the guest's lowered one.
+    if (nl->rlim_max > cur.rlim_max && nl->rlim_max <= host.rlim_max && !has_cap_sys_resource())
+      return -EPERM;
+    const rlimit up{std::max(host.rlim_cur, nl->rlim_cur), std::max(host.rlim_max, nl->rlim_max)};
+    if ((up.rlim_cur != host.rlim_cur || up.rlim_max != host.rlim_max) &&
+        ::prlimit(0, RLIMIT_SIGPENDING, &up, nullptr) != 0)
+      return -errno;
+    signals::set_guest_sigpending_limit(*nl);
+  }
+  if (ol != nullptr) *ol = cur;
+  return 0;
+}
+
+}  // namespace
+
 SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t> new_limit,
                         GuestPtr<uint64_t> old_limit) {
   if (resource < 0 || resource >= RLIM_NLIMITS) return -EINVAL;
   struct rlimit nl {
   }, ol{};
   if (!new_limit.null() && emu::copy_in(t.as(), &nl, new_limit.addr, sizeof nl) != 0) return -EFAULT;
-  if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
-                old_limit.null() ? nullptr : &ol) != 0)
+  if (resource == RLIMIT_SIGPENDING && (pid == 0 || pid == t.proc().host_pid())) {
+    if (const int64_t r =
+            own_sigpending_limit(new_limit.null() ? nullptr : &nl, old_limit.null() ? nullptr : &ol);
+        r != 0)
+      return r;
+  } else if (::prlimit(pid, static_cast<__rlimit_resource>(resource), new_limit.null() ? nullptr : &nl,
+                       old_limit.null() ? nullptr : &ol) != 0) {
     return -errno;
+  }
   if (!old_limit.null() && emu::copy_out(t.as(), old_limit.addr, &ol, sizeof ol) != 0) return -EFAULT;
   return 0;
 }
@@ -256,10 +368,36 @@ SysResult sys_setrlimit(Task& t, int resource, GuestPtr<const uint64_t> rlim) {
   return sys_prlimit64(t, 0, resource, rlim, {});
 }
 
+// personality(2): the guest's persona is the host process's, which execve keeps as Linux keeps the guest's
+// (its flags; PER_CLEAR_ON_SETID for set-user-ID programs) and fork copies. Linux accepts any value but
+// PER_LINUX32 on a CPU without 32-bit EL0, as this one is. The flags act where Linux's act on arm64: UNAME26
+// through the host's uname, STICKY_TIMEOUTS in select and poll (sys_poll.cpp), READ_IMPLIES_EXEC in mmap
+// and mprotect (sys_mm.cpp).
 SysResult sys_personality(Task&, uint32_t persona) {
-  // Only PER_LINUX exists here; querying (0xffffffff) reports it.
-  if (persona == 0xffffffffu || persona == 0) return 0;
-  return -EINVAL;
+  constexpr uint32_t kPerMask = 0x00ff;
+  constexpr uint32_t kPerLinux32 = 0x0008;
+  if (persona != 0xffffffffu && (persona & kPerMask) == kPerLinux32) return -EINVAL;
+  const long old = ::syscall(SYS_personality, persona);
+  if (old < 0) return -errno;
+  if (persona != 0xffffffffu) set_cached_personality(persona);
+  return old;
+}
+
+namespace {
+std::atomic<uint64_t> g_personality{UINT64_MAX};  // UINT64_MAX: not read from the host yet
+}  // namespace
+
+uint32_t guest_personality() {
+  uint64_t p = g_personality.load(std::memory_order_relaxed);
+  if (p == UINT64_MAX) {
+    p = static_cast<uint32_t>(::syscall(SYS_personality, 0xffffffffu));
+    g_personality.store(p, std::memory_order_relaxed);
+  }
+  return static_cast<uint32_t>(p);
+}
+
+void set_cached_personality(uint32_t persona) {
+  g_personality.store(persona, std::memory_order_relaxed);
 }
 
 // prctl(2): options that concern the calling thread or process go to the host thread that runs it (names

@@ -35,8 +35,10 @@ SysResult sys_setgroups(Task& t, int size, GuestPtr<const uint32_t> list);
 SysResult sys_capget(Task& t, uint64_t header, uint64_t data);
 SysResult sys_capset(Task& t, uint64_t header, uint64_t data);
 SysResult sys_unshare(Task& t, uint64_t flags);
+SysResult sys_setns(Task& t, int fd, int nstype);
 SysResult sys_sethostname(Task& t, uint64_t name, int64_t len);
 SysResult sys_setdomainname(Task& t, uint64_t name, int64_t len);
+SysResult sys_vhangup(Task& t);
 SysResult sys_getpgid(Task& t, int pid);
 SysResult sys_setpgid(Task& t, int pid, int pgid);
 SysResult sys_getsid(Task& t, int pid);
@@ -47,5 +49,11 @@ SysResult sys_getrlimit(Task& t, int resource, GuestPtr<uint64_t> rlim);
 SysResult sys_setrlimit(Task& t, int resource, GuestPtr<const uint64_t> rlim);
 SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 SysResult sys_personality(Task& t, uint32_t persona);
+// The guest's persona (personality(2)), cached from the host's; its flags READ_IMPLIES_EXEC and
+// STICKY_TIMEOUTS change what mmap, mprotect, select and poll do.
+uint32_t guest_personality();
+void set_cached_personality(uint32_t persona);
+inline constexpr uint32_t kReadImpliesExec = 0x0400000;
+inline constexpr uint32_t kStickyTimeouts = 0x4000000;
 
 }  // namespace syscalls

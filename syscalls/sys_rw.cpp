@@ -13,6 +13,8 @@
 #include "signals/safe_syscall.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
+#include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
 namespace {
@@ -53,12 +55,17 @@ int64_t spin_for_data(Task& t, int fd, void* p, uint64_t count) {
 
 SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
-  uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_WRITE);
-  if (p == nullptr) return -EFAULT;
   if (signals::signalfd_active()) {
     if (const int64_t r = signals::signalfd_read(t, fd, buf.addr, count); r != signals::kNotSignalfd)
       return r;
   }
+  if (userfaultfd_active()) {
+    if (const int64_t r = userfaultfd_read(t, fd, buf.addr, count); r != kNotUserfaultfd) return r;
+  }
+  // A buffer whose tail is not writable reads what fits before it (the host stops there, as Linux does).
+  const HostTransfer b = host_transfer(t.as(), buf.addr, count, PROT_WRITE);
+  auto* p = static_cast<uint8_t*>(b.ptr);
+  count = b.len;
   int64_t r = try_nowait(fd, p, count, false);
   if (r == -EAGAIN) r = spin_for_data(t, fd, p, count);
   return take_slow_path(r) ? safe_transfer(t, fd, p, count, false) : r;
@@ -66,8 +73,11 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
 
 SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
-  const uint8_t* p = emu::host_range(t.as(), buf.addr, count, PROT_READ);
-  if (p == nullptr) return -EFAULT;
+  // A buffer whose tail is not readable writes the readable prefix and returns its length, as on Linux
+  // (a pipe, a file); /dev/null takes the whole count without reading it.
+  const HostTransfer b = host_transfer(t.as(), buf.addr, count, PROT_READ);
+  const auto* p = static_cast<const uint8_t*>(b.ptr);
+  count = b.len;
   uint64_t done = 0;  // what a short non-blocking write (a stream socket filling up) already sent
   if (count <= kNowaitWriteMax) {
     const int64_t r = try_nowait(fd, const_cast<uint8_t*>(p), count, true);

@@ -310,7 +310,8 @@ SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<g
   const bool on_stack = signals::on_altstack(cur, sp);
   guest::stack_t report = cur;
   if ((cur.ss_flags & guest::kSS_DISABLE) || cur.ss_size == 0) {
-    report = {0, guest::kSS_DISABLE, 0, 0};
+    // do_sigaltstack: sas_ss_flags() and the flag bits (SS_AUTODISARM) last set, with SS_DISABLE too.
+    report = {0, guest::kSS_DISABLE | (cur.ss_flags & guest::kSS_FLAG_BITS), 0, 0};
   } else {
     report.ss_flags = (cur.ss_flags & guest::kSS_FLAG_BITS) | (on_stack ? guest::kSS_ONSTACK : 0);
   }
@@ -321,7 +322,7 @@ SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<g
     const int mode = next.ss_flags & ~guest::kSS_FLAG_BITS;
     if (mode != guest::kSS_DISABLE && mode != guest::kSS_ONSTACK && mode != 0) return -EINVAL;
     if (mode == guest::kSS_DISABLE) {
-      cur = {0, guest::kSS_DISABLE, 0, 0};
+      cur = {0, guest::kSS_DISABLE | (next.ss_flags & guest::kSS_FLAG_BITS), 0, 0};
     } else {
       if (next.ss_size < guest::kMINSIGSTKSZ) return -ENOMEM;
       cur = {next.ss_sp, next.ss_flags & guest::kSS_FLAG_BITS, 0, next.ss_size};

@@ -9,15 +9,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/host_call.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
 namespace {
 
 using guest::from_host;
+
+constexpr long kSysFchmodat2 = 452;  // x86-64's number too (Linux 6.6); Debian 12's headers predate it
 
 // A path argument of a call that takes AT_EMPTY_PATH: Linux 6.11 accepts NULL for "" there.
 int64_t read_at_path(Task& t, int dirfd, GuestCStr path, int flags, GuestPath* p) {
@@ -100,6 +106,52 @@ SysResult sys_fchmodat(Task& t, int dirfd, GuestCStr path, uint32_t mode) {
   GuestPath p;
   if (const int64_t r = read_guest_path(t, dirfd, path, &p); r < 0) return r;
   return from_host(::syscall(SYS_fchmodat, dirfd, p.host.c_str(), mode));
+}
+
+// fchmodat2(2): fchmodat with AT_SYMLINK_NOFOLLOW and AT_EMPTY_PATH, which the host validates.
+SysResult sys_fchmodat2(Task& t, int dirfd, GuestCStr path, uint32_t mode, int flags) {
+  GuestPath p;
+  if (const int64_t r = read_at_path(t, dirfd, path, flags, &p); r < 0) return r;
+  return from_host(::syscall(kSysFchmodat2, dirfd, at_path(p, flags), mode, flags));
+}
+
+namespace {
+
+// file_getattr and file_setattr: struct file_attr is extensible (its size travels as `usize`, more than a
+// page is the host's E2BIG); the path follows the *at rules of `at_flags`.
+SysResult file_attr_call(Task& t, long nr, int dirfd, GuestCStr path, uint64_t attr, uint64_t usize,
+                         uint32_t at_flags, bool out) {
+  GuestPath p;
+  const char* host = nullptr;
+  if (path.addr != 0) {
+    if (const int64_t r = read_guest_path(t, dirfd, path, &p); r < 0) return r;
+    host = at_path(p, static_cast<int>(at_flags));
+  } else if (dirfd != guest::kAT_FDCWD && is_reserved_fd(dirfd)) {
+    return -EBADF;
+  }
+  std::vector<uint8_t> buf(std::min<uint64_t>(usize, 4096));
+  void* hp = buf.data();
+  if (usize > 4096 || attr == 0) {
+    hp = attr == 0 ? nullptr : kHostFaultAddr;
+  } else if (!out && emu::copy_in(t.as(), buf.data(), attr, buf.size()) != 0) {
+    hp = kHostFaultAddr;
+  }
+  const int64_t r = from_host(::syscall(nr, dirfd, host, hp, usize, at_flags));
+  if (r < 0 || !out || hp != buf.data()) return r;
+  return emu::copy_out(t.as(), attr, buf.data(), buf.size()) != 0 ? -EFAULT : r;
+}
+
+constexpr long kSysFileGetattr = 468, kSysFileSetattr = 469;  // Linux 6.17, the same on x86-64
+
+}  // namespace
+
+SysResult sys_file_getattr(Task& t, int dirfd, GuestCStr path, uint64_t attr, uint64_t usize,
+                           uint32_t at_flags) {
+  return file_attr_call(t, kSysFileGetattr, dirfd, path, attr, usize, at_flags, true);
+}
+SysResult sys_file_setattr(Task& t, int dirfd, GuestCStr path, uint64_t attr, uint64_t usize,
+                           uint32_t at_flags) {
+  return file_attr_call(t, kSysFileSetattr, dirfd, path, attr, usize, at_flags, false);
 }
 
 SysResult sys_fchown(Task&, int fd, uint32_t uid, uint32_t gid) {

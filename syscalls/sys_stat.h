@@ -17,6 +17,11 @@ SysResult sys_faccessat(Task& t, int dirfd, GuestCStr path, int mode);
 SysResult sys_faccessat2(Task& t, int dirfd, GuestCStr path, int mode, int flags);
 SysResult sys_fchmod(Task& t, int fd, uint32_t mode);
 SysResult sys_fchmodat(Task& t, int dirfd, GuestCStr path, uint32_t mode);
+SysResult sys_fchmodat2(Task& t, int dirfd, GuestCStr path, uint32_t mode, int flags);
+SysResult sys_file_getattr(Task& t, int dirfd, GuestCStr path, uint64_t attr, uint64_t usize,
+                           uint32_t at_flags);
+SysResult sys_file_setattr(Task& t, int dirfd, GuestCStr path, uint64_t attr, uint64_t usize,
+                           uint32_t at_flags);
 SysResult sys_fchown(Task& t, int fd, uint32_t uid, uint32_t gid);
 SysResult sys_fchownat(Task& t, int dirfd, GuestCStr path, uint32_t uid, uint32_t gid, int flags);
 SysResult sys_utimensat(Task& t, int dirfd, GuestCStr path, GuestPtr<const guest::timespec> times, int flags);

@@ -12,6 +12,7 @@
 
 #include <atomic>
 
+#include "emu/guest_mem.h"
 #include "emu/process_fork.h"
 #include "signals/host_signals.h"
 
@@ -92,7 +93,9 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
   pthread_attr_destroy(&attr);
   if (err != 0) {
     delete child;
-    return -EAGAIN;
+    // glibc passes clone's error on: EINVAL is the kernel's (a PID namespace for the children that is not
+    // the process's own, after unshare(CLONE_NEWPID) or setns), the rest are out of resources.
+    return err == EINVAL ? -EINVAL : -EAGAIN;
   }
   while (start.tid.load(std::memory_order_acquire) == 0) t.park().wait(nullptr, CLOCK_MONOTONIC);
   return start.tid.load(std::memory_order_acquire);
@@ -100,6 +103,10 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
 
 int64_t do_clone(Task& t, const CloneRequest& r) {
   if (int64_t e = validate(r); e < 0) return e;
+  // Linux stores the pidfd before the child exists (copy_process) and fails the clone on a bad address.
+  if ((r.flags & CLONE_PIDFD) && emu::host_range(t.as(), r.pidfd, sizeof(int), PROT_WRITE) == nullptr) {
+    return -EFAULT;
+  }
   if (r.flags & CLONE_THREAD) return spawn_thread(t, r);
   emu::ForkRequest fr;
   fr.flags = r.flags;
@@ -137,6 +144,14 @@ SysResult sys_clone3(Task& t, uint64_t args, uint64_t size) {
   } a{};
   if (size < 64 || size > 4096) return -EINVAL;
   if (emu::copy_in(t.as(), &a, args, std::min<uint64_t>(size, sizeof a)) != 0) return -EFAULT;
+  // copy_struct_from_user: bytes past the fields this kernel knows must be readable and zero.
+  for (uint64_t off = sizeof a; off < size; off += 8) {
+    uint8_t tail[8] = {};
+    const uint64_t n = std::min<uint64_t>(8, size - off);
+    if (emu::copy_in(t.as(), tail, args + off, n) != 0) return -EFAULT;
+    for (uint64_t i = 0; i < n; ++i)
+      if (tail[i] != 0) return -E2BIG;
+  }
   if (a.exit_signal > 64 || (a.flags & CSIGNAL)) return -EINVAL;
   if (a.set_tid || a.set_tid_size || (a.flags & (CLONE_INTO_CGROUP | CLONE_CLEAR_SIGHAND))) return -EINVAL;
   if ((a.stack == 0) != (a.stack_size == 0)) return -EINVAL;

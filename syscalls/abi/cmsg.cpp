@@ -11,6 +11,7 @@ namespace guest {
 namespace {
 
 constexpr uint64_t kHeader = cmsg_align(sizeof(cmsghdr));
+constexpr uint64_t kScmMaxFd = 253;  // include/net/scm.h SCM_MAX_FD
 static_assert(kHeader == sizeof(cmsghdr) && CMSG_ALIGN(sizeof(::cmsghdr)) == kHeader);
 
 // CMSG_OK for the header at `off` of a chain of `size` bytes, whose cmsg_len is `len`.
@@ -30,8 +31,9 @@ bool rights_ok(std::span<const uint8_t> payload, bool (*fd_ok)(int fd)) {
 }  // namespace
 
 int64_t cmsgs_to_host(std::span<const uint8_t> g, std::span<uint8_t> h, bool (*fd_ok)(int fd)) {
-  std::memset(h.data(), 0, h.size());
+  std::fill(h.begin(), h.end(), uint8_t{0});  // memset's pointer may not be null, an empty span's may
   uint64_t off = 0;
+  uint64_t fds = 0;  // SCM_RIGHTS fds so far; past SCM_MAX_FD the host refuses the chain (EINVAL) unvetted
   // CMSG_NXTHDR: a next header exists only when it fits whole in what is left.
   while (g.size() >= kHeader && off <= g.size() - kHeader) {
     cmsghdr gh;
@@ -47,8 +49,10 @@ int64_t cmsgs_to_host(std::span<const uint8_t> g, std::span<uint8_t> h, bool (*f
     std::memcpy(h.data() + off, &hh, sizeof hh);
     const std::span<const uint8_t> payload = g.subspan(off + kHeader, gh.cmsg_len - kHeader);
     std::memcpy(h.data() + off + kHeader, payload.data(), payload.size());
-    if (gh.cmsg_level == kSOL_SOCKET && gh.cmsg_type == kSCM_RIGHTS && !rights_ok(payload, fd_ok)) {
-      return -EBADF;
+    if (gh.cmsg_level == kSOL_SOCKET && gh.cmsg_type == kSCM_RIGHTS && fds <= kScmMaxFd) {
+      // scm_fp_copy: more than SCM_MAX_FD fds in all is EINVAL before any fd is looked up.
+      fds += payload.size() / sizeof(int32_t);
+      if (fds <= kScmMaxFd && !rights_ok(payload, fd_ok)) return -EBADF;
     }
     const uint64_t step = cmsg_align(gh.cmsg_len);
     if (step > g.size() - off) break;

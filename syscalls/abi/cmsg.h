@@ -13,7 +13,8 @@ namespace guest {
 // socket.h), converting each well-formed header field by field and copying its payload. A header the kernel
 // would refuse (cmsg_len shorter than a header or past the end) and everything after it is copied as is, so
 // the host refuses it the same way. `fd_ok` vets every fd of an SCM_RIGHTS message: the result is -EBADF when
-// it refuses one, else 0.
+// it refuses one, else 0. Fds past SCM_MAX_FD (253 in all) are not vetted: the host refuses those with
+// EINVAL.
 int64_t cmsgs_to_host(std::span<const uint8_t> guest, std::span<uint8_t> host, bool (*fd_ok)(int fd));
 
 // Copies the control data a host recvmsg wrote (`host`, its returned msg_controllen bytes) into the guest's

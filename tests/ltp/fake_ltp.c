@@ -50,6 +50,23 @@ int main(int argc, char** argv) {
     }
     return summary(1, 0, 0, 0, 0, 0);
   }
+  if (strcmp(mode, "stray") == 0) {
+    // A child in a process group of its own (as LTP's library runs a test) that outlives the test: the
+    // runner kills it. Its pid goes to $LTPROOT/stray.pid for the check.
+    pid_t child = fork();
+    if (child == 0) {
+      setpgid(0, 0);
+      sleep(1000);
+      _exit(0);
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/stray.pid", getenv("LTPROOT"));
+    FILE* f = fopen(path, "w");
+    if (f == NULL) return summary(0, 0, 1, 0, 0, kTBrok);
+    fprintf(f, "%d\n", (int)child);
+    fclose(f);
+    return summary(1, 0, 0, 0, 0, 0);
+  }
   if (strcmp(mode, "hang") == 0) {
     for (;;) pause();
   }

@@ -81,7 +81,6 @@ reg faulthandler exec test_faulthandler test_sigsegv test_sigabrt test_sigbus \
   test_dump_traceback test_dump_traceback_threads test_enable_file test_register
 reg pty plain test_pty
 reg file_eintr exec test_file_eintr CTestFileIOSignalInterrupt
-lenient file_eintr "issue 16 (signals): a SIGINT sent to the python child right after it handled the previous one reaches it late, after its exit has reset SIGINT to SIG_DFL, and kills it (rc=-2 in 2 of 10 tries of the test's exchange, none when the parent waits 0.5 s before its reply)"
 reg concurrent_futures exec test_concurrent_futures 'ThreadPool*' \
   'ProcessPoolForkProcessPoolExecutorTest.test_map*' 'ProcessPoolForkProcessPoolShutdownTest.test_*join*'
 

@@ -3,11 +3,13 @@
 # (variant extract) holding one of two package sets and the shared libraries
 # they need. Idempotent and safe to run concurrently.
 #
-# Usage: make_rootfs.sh [--tree base|python] DIR
-#   --tree base    (default) bookworm: busybox-static, coreutils, findutils
-#   --tree python  trixie: python3.13 with its test package
-#                  (libpython3.13-testsuite), for the CPython cases
-#                  (cpython_cases.sh) and the sysroot tests
+# Usage: make_rootfs.sh [--tree base|python|sysroot] DIR
+#   --tree base     (default) bookworm: busybox-static, coreutils, findutils
+#   --tree python   trixie: python3.13 with its test package
+#                   (libpython3.13-testsuite), for the CPython cases
+#                   (cpython_cases.sh)
+#   --tree sysroot  trixie: bash, coreutils, getent and a minimal python3.13,
+#                   for the sysroot cases (sysroot_cases.sh)
 #   Exit 0: DIR is a complete tree (DIR/.complete matches this script's stamp).
 #   Exit 77: the tree cannot be built here (no mirror, no mmdebstrap, download
 #            failed); callers (the CTest fixture) treat that as "skip".
@@ -36,6 +38,14 @@
 #                             tzdata (zoneinfo: test_time, test_strptime)
 #     libc6                   libgcc-s1 (loaded by pthread_exit/cancel)
 #     python3-minimal         the /usr/bin/python3 link
+#   sysroot:
+#     bash                    libtinfo6
+#     coreutils               libacl1 libattr1 libcap2 libgmp10 libselinux1
+#                             (libpcre2-8-0) libssl3t64 (zlib1g libzstd1)
+#     libc-bin                getent
+#     python3.13-minimal      as in python, without the standard library's
+#                             libpython3.13-stdlib (encodings and os are in
+#                             libpython3.13-minimal)
 #   Left out on purpose: debconf (tzdata's configuration), readline-common
 #   (inputrc), openssl-provider-legacy (loaded only when a configuration asks
 #   for the legacy provider), net-tools (ifconfig, for test_uuid only).
@@ -49,7 +59,7 @@ if [[ $# -ge 2 && $1 == --tree ]]; then
   TREE=$2
   shift 2
 fi
-[[ $# -eq 1 && -n $1 ]] || die "usage: $0 [--tree base|python] DIR"
+[[ $# -eq 1 && -n $1 ]] || die "usage: $0 [--tree base|python|sysroot] DIR"
 DIR=$1
 
 case $TREE in
@@ -75,7 +85,18 @@ case $TREE in
             usr/lib/python3.13/test/test_time.py usr/share/zoneinfo/UTC lib/ld-linux-aarch64.so.1)
     STAMP_NAME=realbin-python
     ;;
-  *) die "unknown tree '$TREE' (base or python)" ;;
+  sysroot)
+    PACKAGES=(
+      libc6 libgcc-s1 libc-bin bash libtinfo6 coreutils libacl1 libattr1 libcap2 libgmp10 libselinux1
+      libpcre2-8-0 libssl3t64 zlib1g libzstd1 libexpat1 libpython3.13-minimal python3.13-minimal
+      python3-minimal
+    )
+    SUITE=trixie
+    SANITY=(usr/bin/bash usr/bin/python3 usr/bin/python3.13 usr/bin/getent usr/bin/ls usr/bin/id
+            usr/lib/python3.13/encodings/__init__.py lib/ld-linux-aarch64.so.1)
+    STAMP_NAME=realbin-sysroot
+    ;;
+  *) die "unknown tree '$TREE' (base, python or sysroot)" ;;
 esac
 ARCH=arm64
 VARIANT=extract

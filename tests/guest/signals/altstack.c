@@ -130,6 +130,14 @@ static void test_autodisarm(void) {
   CHECK_EQ(old.ss_size, ALT_SIZE);
   stack_t off = {.ss_flags = SS_DISABLE};
   CHECK_SYS(sigaltstack(&off, NULL));
+  // Disabled with the flag: the query gives both back (do_sigaltstack keeps the flag bits).
+  stack_t off_autodisarm = {.ss_flags = SS_DISABLE | SS_AUTODISARM};
+  CHECK_SYS(sigaltstack(&off_autodisarm, NULL));
+  CHECK_SYS(sigaltstack(NULL, &old));
+  CHECK_EQ((unsigned)old.ss_flags, SS_DISABLE | SS_AUTODISARM);
+  CHECK(old.ss_sp == NULL);
+  CHECK_EQ(old.ss_size, 0);
+  CHECK_SYS(sigaltstack(&off, NULL));
 }
 
 // Recurses with 1 KiB frames until the stack runs out.

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <limits>
 #include <thread>
 
 namespace signals {
@@ -71,6 +72,25 @@ TEST_P(ParkTest, OneUnparkEndsOneWait) {
 
 // No spin, the futex waits' budget, and a spin longer than the unpark takes to come.
 INSTANTIATE_TEST_SUITE_P(SpinBudgets, ParkTest, ::testing::Values(uint64_t{0}, uint64_t{5000}, 50 * kMs));
+
+}  // namespace
+}  // namespace signals
+
+namespace signals {
+namespace {
+
+// A deadline of now plus a guest's largest relative time saturates instead of wrapping into the past (which
+// would end a nanosleep of 2^63-1 s at once, and is signed overflow).
+TEST(TimespecAddTest, SaturatesAtTheLargestTime) {
+  const timespec big = add({22496, 5}, {std::numeric_limits<time_t>::max(), 999'999'999});
+  EXPECT_EQ(big.tv_sec, std::numeric_limits<time_t>::max());
+  EXPECT_EQ(big.tv_nsec, 999'999'999);
+  const timespec carry = add({std::numeric_limits<time_t>::max(), 600'000'000}, {0, 500'000'000});
+  EXPECT_EQ(carry.tv_sec, std::numeric_limits<time_t>::max());
+  const timespec normal = add({1, 600'000'000}, {2, 500'000'000});
+  EXPECT_EQ(normal.tv_sec, 4);
+  EXPECT_EQ(normal.tv_nsec, 100'000'000);
+}
 
 }  // namespace
 }  // namespace signals

@@ -105,6 +105,37 @@ TEST(CmsgTest, ShortBuffersHaveNoHeader) {
   EXPECT_EQ(cmsgs_to_guest(std::vector<uint8_t>{}, out), 0u);
 }
 
+// Found by syscall_args_fuzzer: an empty chain (empty spans, whose data may be null) converts to nothing
+// without handing memset a null pointer (UBSan).
+TEST(CmsgTest, EmptyChain) {
+  EXPECT_EQ(cmsgs_to_host({}, {}, any_fd), 0);
+  EXPECT_EQ(cmsgs_to_guest({}, {}), 0u);
+}
+
+// scm_fp_copy refuses more than SCM_MAX_FD (253) fds in all with EINVAL before it looks one up, so fds past
+// that are left for the host to refuse, and a reserved fd among them is not EBADF.
+TEST(CmsgTest, FdsPastScmMaxFdAreNotVetted) {
+  std::vector<int32_t> fds(254, 3);
+  fds.back() = 99;
+  std::vector<uint8_t> g;
+  put(g, kSOL_SOCKET, kSCM_RIGHTS, fds.data(), fds.size() * sizeof(int32_t));
+  std::vector<uint8_t> h(g.size());
+  EXPECT_EQ(cmsgs_to_host(g, h, not_99), 0);
+  EXPECT_EQ(h, g);
+  // 253 in all, over two messages: every one is vetted.
+  std::vector<uint8_t> two;
+  put(two, kSOL_SOCKET, kSCM_RIGHTS, fds.data(), 200 * sizeof(int32_t));
+  put(two, kSOL_SOCKET, kSCM_RIGHTS, fds.data() + 201, 53 * sizeof(int32_t));
+  std::vector<uint8_t> h2(two.size());
+  EXPECT_EQ(cmsgs_to_host(two, h2, not_99), -EBADF);
+  // 254 in all: the second message is the host's to refuse.
+  std::vector<uint8_t> over;
+  put(over, kSOL_SOCKET, kSCM_RIGHTS, fds.data(), 200 * sizeof(int32_t));
+  put(over, kSOL_SOCKET, kSCM_RIGHTS, fds.data() + 200, 54 * sizeof(int32_t));
+  std::vector<uint8_t> h3(over.size());
+  EXPECT_EQ(cmsgs_to_host(over, h3, not_99), 0);
+}
+
 // The converted chain goes through a real host sendmsg, and the host's answer converts back.
 TEST(CmsgTest, RoundTripThroughHostSocketpair) {
   int sv[2];

@@ -69,20 +69,34 @@ TEST(ProcfsTest, StatGetsCommVsizeAndStartStack) {
   const std::string host =
       "42 (a64run) R 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 1 0 123 1099511627776 300 "
       "18446744073709551615 1 2 140000000 0 0\n";
-  const std::string fixed = fix_proc_stat(host, "my) prog", 8192, 0xfff0);
+  const std::string fixed = fix_proc_stat(host, "my) prog", 8192, 0xfff0, 0);
   EXPECT_EQ(fixed,
             "42 (my) prog) R 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 1 0 123 8192 300 "
             "18446744073709551615 1 2 65520 0 0\n");
   // startstack 0: the host's value stays.
-  EXPECT_NE(fix_proc_stat(host, "p", 1, 0).find(" 2 140000000 0 0\n"), std::string::npos);
-  EXPECT_EQ(fix_proc_stat("garbage", "p", 1, 2), "garbage");
+  EXPECT_NE(fix_proc_stat(host, "p", 1, 0, 0).find(" 2 140000000 0 0\n"), std::string::npos);
+  EXPECT_EQ(fix_proc_stat("garbage", "p", 1, 2, 0), "garbage");
+}
+
+TEST(ProcfsTest, StatLeavesOutTheEmulatorsThreads) {
+  const std::string host =
+      "42 (a64run) S 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 3 0 123 1099511627776 300 "
+      "18446744073709551615 1 2 140000000 0 0\n";
+  // Field 20 (num_threads) 3 with one emulator thread: 2; an empty comm and zero vsize keep the host's.
+  EXPECT_EQ(fix_proc_stat(host, "", 0, 0, 1),
+            "42 (a64run) S 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 2 0 123 1099511627776 300 "
+            "18446744073709551615 1 2 140000000 0 0\n");
+  // Never below one.
+  EXPECT_NE(fix_proc_stat(host, "", 0, 0, 5).find(" 20 0 1 0 123 "), std::string::npos);
 }
 
 TEST(ProcfsTest, StatusGetsNameAndVmSize) {
   const std::string host =
       "Name:\ta64run\nUmask:\t0022\nVmPeak:\t  100 kB\nVmSize:\t1073741824 kB\nThreads:\t1\n";
-  EXPECT_EQ(fix_proc_status(host, "prog", 8 << 20),
+  EXPECT_EQ(fix_proc_status(host, "prog", 8 << 20, 0),
             "Name:\tprog\nUmask:\t0022\nVmPeak:\t  100 kB\nVmSize:\t    8192 kB\nThreads:\t1\n");
+  const std::string two = "Name:\ta64run\nVmSize:\t1073741824 kB\nThreads:\t2\n";
+  EXPECT_EQ(fix_proc_status(two, "", 0, 1), "Name:\ta64run\nVmSize:\t1073741824 kB\nThreads:\t1\n");
 }
 
 TEST(ProcfsTest, FdinfoFlagsInGuestValues) {

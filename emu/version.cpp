@@ -1,0 +1,84 @@
+// This file reports a64run's version, its engines' versions and its fast paths (--version).
+#include "emu/version.h"
+
+#include <capstone/capstone.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unicorn/unicorn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "emu/address_space.h"
+#include "emu/parallel_atomics.h"
+#include "emu/vcpu.h"
+
+namespace emu {
+namespace {
+
+struct FastPaths {
+  bool parallel_atomics = false;
+  bool kicks = false;
+  uint32_t page_size = 0;
+};
+
+// A vCPU of its own runs one undefined instruction: making the engine checks the layout kicks rely on and
+// sets the page size; translating the instruction decides parallel atomics.
+FastPaths probe() {
+  FastPaths f;
+  std::string error;
+  auto as = AddressSpace::create(uint64_t{1} << 32, &error);
+  constexpr uint64_t kCode = 0x10000;
+  if (!as ||
+      as->mmap(kCode, kPageSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, {}) < 0)
+    return f;
+  const uint32_t udf = 0;
+  memcpy(as->host(kCode), &udf, sizeof udf);
+  as->mprotect(kCode, kPageSize, PROT_READ | PROT_EXEC);
+  auto cpu = std::make_unique<Vcpu>(*as, nullptr);
+  f.kicks = cpu->stops_by_kick();
+  (void)uc_ctl_get_page_size(cpu->uc(), &f.page_size);
+  cpu->set_pc(kCode);
+  (void)cpu->run();
+  f.parallel_atomics = parallel_guest_code();
+  return f;
+}
+
+const char* yes_no(bool v) {
+  return v ? "yes" : "no";
+}
+
+}  // namespace
+
+std::string version_report() {
+  unsigned uc_major = 0, uc_minor = 0;
+  const unsigned uc_all = uc_version(&uc_major, &uc_minor);
+  int cs_major = 0, cs_minor = 0;
+  cs_version(&cs_major, &cs_minor);
+#ifdef A64RUN_WRAP_TRANSLATOR
+  const char* linkage = "linked in";
+#else
+  const char* linkage = "shared library";
+#endif
+  const FastPaths f = probe();
+  const bool serial = getenv("A64RUN_SERIAL") != nullptr && strcmp(getenv("A64RUN_SERIAL"), "0") != 0;
+  const bool block_hook = getenv("A64RUN_BLOCK_HOOK") != nullptr;
+  std::string out = fmt::format("a64run {}\n", A64RUN_VERSION);
+  out += fmt::format("Unicorn {}.{}.{} ({}), Capstone {}.{}.{}\n", uc_major, uc_minor, (uc_all >> 8) & 0xff,
+                     linkage, cs_major, cs_minor, CS_VERSION_EXTRA);
+  out += "fast paths on this build:\n";
+  out += fmt::format("  parallel atomics: {}{}\n", yes_no(f.parallel_atomics),
+                     f.parallel_atomics ? " (guest threads run at the same time)"
+                     : serial           ? " (A64RUN_SERIAL: one guest thread at a time)"
+                                        : " (one guest thread at a time)");
+  out += fmt::format("  kicks: {}{}\n", yes_no(f.kicks),
+                     f.kicks      ? " (other threads stop a vCPU at its next block without a block hook)"
+                     : block_hook ? " (A64RUN_BLOCK_HOOK: a block hook polls for stops)"
+                                  : " (a block hook polls for stops)");
+  out += fmt::format("  4 KiB pages: {} (the engine translates with {} byte pages)\n",
+                     yes_no(f.page_size == 4096), f.page_size);
+  return out;
+}
+
+}  // namespace emu

@@ -1,0 +1,13 @@
+// --version: what a64run was built with, and which of its fast paths this build takes.
+#pragma once
+
+#include <string>
+
+namespace emu {
+
+// The version line, the Unicorn and Capstone versions in use, and whether parallel atomics, kicks and 4 KiB
+// pages are active. Finding out runs one guest instruction on a vCPU of its own (a few milliseconds): the
+// checks behind the fast paths happen when an engine starts and at the first translation.
+std::string version_report();
+
+}  // namespace emu

@@ -1,0 +1,3 @@
+module debuggee
+
+go 1.19

@@ -1,0 +1,53 @@
+#!/bin/bash
+# --help, the manual page and --version against the code: every A64RUN_* variable the sources read with
+# getenv and every option main.cpp parses is in --help and in packaging/a64run.1; the manual page renders
+# without a groff warning; --version names Unicorn, Capstone and the three fast paths, and says which are
+# on (this project's build takes all three; A64RUN_SERIAL and A64RUN_BLOCK_HOOK turn two off).
+#
+# usage: help_test.sh A64RUN SOURCE_DIR
+set -u
+a64run="$1"
+src="$2"
+failures=0
+fail() {
+  echo "FAIL: $*"
+  failures=$((failures + 1))
+}
+
+help="$("$a64run" --help)"
+man="$(sed 's/\\-/-/g' "$src/packaging/a64run.1")"
+mapfile -t vars < <(grep -rhoE 'getenv\("A64RUN_[A-Z0-9_]+"' "$src"/emu "$src"/syscalls "$src"/signals "$src"/gdb |
+  sed 's/getenv("//; s/"//' | sort -u)
+# Options: every string literal in main.cpp outside usage() that looks like one ("-L", "--strace",
+# "--signal-stats=" as "--signal-stats"), but the end-of-options "--".
+mapfile -t opts < <(awk '/^void usage\(/ { skip = 1 } skip && /^}/ { skip = 0; next } !skip' "$src/emu/main.cpp" |
+  grep -oE '"-[-A-Za-z0-9]+' | sed 's/^"//' | grep -vx -- '--' | sort -u)
+[ ${#vars[@]} -ge 8 ] || fail "found only ${#vars[@]} variables in the sources: ${vars[*]}"
+[ ${#opts[@]} -ge 12 ] || fail "found only ${#opts[@]} options in main.cpp: ${opts[*]}"
+for v in "${vars[@]}"; do
+  grep -qF -- "$v" <<< "$help" || fail "--help does not mention $v"
+  grep -qF -- "$v" <<< "$man" || fail "the manual page does not mention $v"
+done
+for o in "${opts[@]}"; do
+  grep -qE -- "(^|[ ,\[])$o([ =\[,]|$)" <<< "$help" || fail "--help does not list $o"
+  grep -qE -- "(^|[ ,\[])$o([ =\[,]|$)" <<< "$(grep -v '^\.\\"' <<< "$man" | sed -E 's/^\.[A-Z]+ //; s/"//g')" ||
+    fail "the manual page does not list $o"
+done
+for c in install uninstall status --persistent; do
+  grep -qF -- "$c" <<< "$help" || fail "--help does not mention --binfmt $c"
+done
+warnings="$(groff -man -Tutf8 -ww -z "$src/packaging/a64run.1" 2>&1)"
+[ -z "$warnings" ] || fail "groff warns about the manual page: $warnings"
+
+version="$("$a64run" --version)"
+for want in "^a64run [0-9]+\.[0-9]+\.[0-9]+$" "^Unicorn 2\.1\.1 .*Capstone 5\.0\.7$" \
+  "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)"; do
+  grep -qE -- "$want" <<< "$version" || fail "--version lacks /$want/: $version"
+done
+slow="$(A64RUN_SERIAL=1 A64RUN_BLOCK_HOOK=1 "$a64run" --version)"
+grep -q "parallel atomics: no (A64RUN_SERIAL" <<< "$slow" || fail "A64RUN_SERIAL not reported: $slow"
+grep -q "kicks: no (A64RUN_BLOCK_HOOK" <<< "$slow" || fail "A64RUN_BLOCK_HOOK not reported: $slow"
+
+echo "checked ${#vars[@]} variables (${vars[*]}) and ${#opts[@]} options (${opts[*]})"
+[ $failures -eq 0 ] && echo "PASS: help, manual page, version" && exit 0
+exit 1

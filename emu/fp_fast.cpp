@@ -102,7 +102,7 @@ Bits to_bits(Float f) {
 
 bool layout_ok() {
   static const bool ok = [] {
-    if (std::getenv("A64RUN_SOFTFLOAT") != nullptr)
+    if (std::getenv("A64RUN_SOFTFLOAT") != nullptr && std::strcmp(std::getenv("A64RUN_SOFTFLOAT"), "0") != 0)
       return false;  // diagnostics: every operation in softfloat
     // float64_mul's own hardfloat test: movzbl 0x2(%rdx),%eax; test $0x20,%al (inexact); cmpb $0x0,0x1(%rdx)
     // (round to nearest even).

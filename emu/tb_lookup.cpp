@@ -83,7 +83,9 @@ bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) 
 
 bool layout_ok() {
   static const bool ok = [] {
-    if (std::getenv("A64RUN_SLOW_LOOKUP") != nullptr) return false;  // diagnostics: the original helper
+    if (std::getenv("A64RUN_SLOW_LOOKUP") != nullptr &&
+        std::strcmp(std::getenv("A64RUN_SLOW_LOOKUP"), "0") != 0)
+      return false;  // diagnostics: the original helper
     // cpu_get_tb_cpu_state: mov 0x150(%rdi),%eax (hflags); mov 0x140(%rdi),%rdx (pc); testb $0xf,0x3298(%rdi)
     // (BTI); mov 0x148(%rdi),%edx (pstate); test $0x40000000,%eax (SS_ACTIVE); or $0x20000000,%esi
     // (PSTATE_SS); and $0x200000,%edx (PSTATE.SS); mov 0x228(%rdi),%edx; shl $0xa,%edx (btype << 10).

@@ -41,8 +41,9 @@ bool same_kind(const Vma& a, const Vma& b) {
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
   // Low, if the host leaves the range free: translated code then reaches base + address through the 32-bit
-  // displacement of the load or store itself (emu/direct_memory.cpp). a64run's own heap lies below it, and
-  // glibc's allocator maps elsewhere once its break meets the window. Elsewhere, the base is aligned to
+  // displacement of the load or store itself (emu/direct_memory.cpp). a64run's own heap usually lies below it
+  // (the kernel puts the break anywhere in the GiB after the image: sometimes past 1 GiB), and glibc's
+  // allocator maps elsewhere once its break meets the window. Elsewhere, the base is aligned to
   // 1 GiB (kLowBase is too), so a guest address aligned for huge pages (2 MiB, 1 GiB) is aligned on the host
   // too: the slack around the aligned window goes back at once. The guard follows the window in both cases.
   constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;

@@ -159,8 +159,6 @@ namespace {
 // The machine code the offsets above were read from.
 bool code_layout_ok() {
   static const bool ok = [] {
-    if (std::getenv("A64RUN_SOFTMMU") != nullptr && std::strcmp(std::getenv("A64RUN_SOFTMMU"), "0") != 0)
-      return false;  // diagnostics: every access through the softmmu TLB, to compare
     // cpu_restore_state: mov 0x81a8(%rdi),%rax (cpu->uc); mov 0x2e8(%rax),%r13 (uc->tcg_ctx); mov %rsi,%rax;
     // sub 0xa0(%r13),%rax (code_gen_buffer); cmp 0xb8(%r13),%rax (code_gen_buffer_size).
     static const unsigned char kRestore[] = {0x48, 0x8b, 0x87, 0xa8, 0x81, 0x00, 0x00, 0x4c, 0x8b, 0xa8, 0xe8,
@@ -238,8 +236,9 @@ bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
 
 }  // namespace
 
-bool prepare_direct_memory(uc_engine* uc) {
+bool prepare_direct_memory(uc_engine* uc, bool* direct) {
   static_assert(UC_ERR_EXCEPTION == 0x15, "the refusal stores UC_ERR_EXCEPTION");
+  *direct = false;
   if (!code_layout_ok()) return false;
   void* cpu = field<void*>(uc, kUcCpu);
   void* ctx = field<void*>(uc, kUcTcgCtx);
@@ -254,8 +253,10 @@ bool prepare_direct_memory(uc_engine* uc) {
   }
   if (defs[kNbOps - 1].name == nullptr || std::strcmp(defs[kNbOps - 1].name, "x86_punpckh_vec") != 0)
     return false;
+  const char* softmmu = std::getenv("A64RUN_SOFTMMU");  // diagnostics: every access through the TLB
+  *direct = softmmu == nullptr || std::strcmp(softmmu, "0") == 0;
   for (const ExpectedOp& e : kOps) {
-    if (e.may_fault) defs[e.opc].flags |= kOpfSideEffects;
+    if (e.may_fault && *direct) defs[e.opc].flags |= kOpfSideEffects;
   }
   return true;
 }
@@ -305,7 +306,8 @@ bool emit_direct_store(void* s, uintptr_t val, uintptr_t addr, int memop) {
 #else
 
 namespace emu {
-bool prepare_direct_memory(uc_engine*) {
+bool prepare_direct_memory(uc_engine*, bool* direct) {
+  *direct = false;
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
 }
 const void* engine_tcg_context(uc_engine*) {

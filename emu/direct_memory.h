@@ -17,10 +17,13 @@ struct DirectWindow {
 };
 
 // Checks that `uc` is laid out as this Unicorn build was read (machine code and the names of the TCG ops
-// the direct path emits) and marks the direct path's host load and store ops in its TCG context as ops that
-// may fault (TCG then stores every guest register to the CPU state before them, as it does before a softmmu
-// access). False on any other build: the engine keeps the softmmu path.
-bool prepare_direct_memory(uc_engine* uc);
+// the direct path emits). True when it is: a host fault in its translated code can then be made the guest's
+// (in_code_buffer, leave_faulting_code), whichever path its accesses take. *direct says whether they go
+// straight to the window (not under A64RUN_SOFTMMU=1); if so, the direct path's host load and store ops in
+// its TCG context are marked as ops that may fault (TCG then stores every guest register to the CPU state
+// before them, as it does before a softmmu access). False on any other build: the engine keeps the softmmu
+// path, and a host fault in its code is not the guest's.
+bool prepare_direct_memory(uc_engine* uc, bool* direct);
 
 // The store half of the translator's side (the load wrapper is in emu/direct_memory.cpp): emits the direct
 // form of `tcg_gen_qemu_st_i64(s, val, addr, idx, memop)` and returns true, or returns false when this

@@ -11,7 +11,11 @@
 //      guest's SIGSEGV or SIGBUS with the exact address and code (Vcpu::classify_host_fault);
 //  (c) anything else: an a64run bug. It goes to the handler installed before this one (a sanitizer's report),
 //      or a64run says where it faulted and the faulting instruction runs again under the default action,
-//      which ends the process with the signal.
+//      which ends the process with the signal. One guest-made case lands here too: a page that faults on
+//      the host although the VMA allows the access (a shared file truncated under its mapping) touched by
+//      one of Unicorn's helpers (exclusive and atomic accesses, DC ZVA) rather than by translated code. Its
+//      PC is in the helper, and nothing records where in translated code the helper was called from, so it
+//      ends a64run with the guest's own default action (SIGBUS) instead of reaching a guest handler.
 // (a) and (b) are told apart by the PC alone (a64run's code, Unicorn's code buffer), so no fault can be taken
 // for the other kind; (b) also needs the address in the window, so translated code that faults anywhere else
 // (a bug in the translator or its wrappers) is (c). A signal another process or thread sent (si_code <= 0) is
@@ -51,9 +55,9 @@ constexpr uint64_t kSaRestorer = 0x04000000;
 KernelSigaction g_previous[2];
 std::atomic<bool> g_installed{false};
 
-// write(2) of a message with two numbers in hex: nothing that allocates or takes a lock.
+// write(2) of the report, with its numbers in hex: nothing that allocates or takes a lock.
 __attribute__((no_sanitize("thread", "address"))) void say_bug(int sig, const siginfo_t& si, uint64_t pc) {
-  char buf[160];
+  char buf[256];
   size_t n = 0;
   auto put = [&](const char* s) {
     while (*s != '\0' && n < sizeof buf) buf[n++] = *s++;
@@ -68,8 +72,17 @@ __attribute__((no_sanitize("thread", "address"))) void say_bug(int sig, const si
                     : "a64run: internal error: host SIGSEGV at pc ");
   hex(pc);
   put(", address ");
-  hex(reinterpret_cast<uint64_t>(si.si_addr));
-  put(" (not a guest access)\n");
+  const auto host = reinterpret_cast<uint64_t>(si.si_addr);
+  hex(host);
+  if (uint64_t guest; Vcpu::running_window_address(host, &guest)) {
+    // A guest address reached outside translated code: Unicorn's helpers (exclusives, atomics, DC ZVA) and
+    // a64run's unguarded accesses are not taken as the guest's.
+    put(" (guest address ");
+    hex(guest);
+    put(", not in translated code)\n");
+  } else {
+    put(" (not a guest access)\n");
+  }
   (void)!::write(STDERR_FILENO, buf, n);
 }
 

@@ -101,9 +101,9 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
   // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
   kicks_ = enable_exact_kicks(uc_);
-  direct_ok_ = prepare_direct_memory(uc_);
+  host_faults_ok_ = prepare_direct_memory(uc_, &direct_ok_);
   direct_ = direct_ok_;
-  if (direct_ok_) install_host_fault_handler();  // a direct access that faults is the guest's fault
+  if (host_faults_ok_) install_host_fault_handler();  // a guest access that faults in the host is the guest's
   (void)prepare_tb_lookup();
   (void)prepare_fp_fast();
   if (!kicks_)
@@ -392,15 +392,16 @@ void Vcpu::set_direct_memory(bool on) {
 }
 
 // Runs in the signal handler, on the faulting thread: nothing here takes a lock or allocates. A fault is the
-// guest's when the thread runs a vCPU whose engine took direct access (its translations touch only the CPU
-// state, their stack frame and the window), the PC lies in that engine's code buffer and the address in the
-// window or the guard page after it. (A softmmu access that faults in the host, through a TLB entry the
-// code gate failed to drop, is also the guest's by that rule, and ends as the fault it would have been.)
-// (Case (b) of emu/host_fault.cpp's invariant.)
+// guest's when the thread runs a vCPU whose engine's layout checked out (its translations touch only the CPU
+// state, their stack frame and the window, straight or through softmmu TLB entries that point into it), the
+// PC lies in that engine's code buffer and the address in the window or the guard page after it (case (b) of
+// emu/host_fault.cpp's invariant). On the softmmu path the fill hook refuses what the guest may not touch,
+// so a host fault there comes from a page that changed under a TLB entry (a file another process
+// truncated), and ends as the fault it would have been.
 __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int sig, const siginfo_t& si,
                                                                              const ucontext_t& ctx) {
   Vcpu* self = t_running;
-  if (self == nullptr || !self->direct_ok_) return;
+  if (self == nullptr || !self->host_faults_ok_) return;
   const auto host = reinterpret_cast<uintptr_t>(si.si_addr);
   const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
   if (host < base || host - base >= self->as_.size() + AddressSpace::kGuardSize) return;
@@ -413,6 +414,16 @@ __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int
   self->fault_.access = (ctx.uc_mcontext.gregs[REG_ERR] & kPfWrite) ? PROT_WRITE : PROT_READ;
   self->fault_.host_signal = sig;
   leave_faulting_code(self->uc_, pc, &ctx.uc_sigmask);
+}
+
+__attribute__((no_sanitize("thread", "address"))) bool Vcpu::running_window_address(uintptr_t host,
+                                                                                    uint64_t* guest) {
+  const Vcpu* self = t_running;
+  if (self == nullptr) return false;
+  const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
+  if (host < base || host - base >= self->as_.size()) return false;
+  *guest = host - base;
+  return true;
 }
 
 // The address the guest gets for a host fault, and its kind. In the window the host's address is exact

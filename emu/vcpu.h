@@ -129,6 +129,9 @@ class Vcpu {
   // after it), records the guest fault and leaves the translated code (uc_emu_start returns the error, and
   // run() makes the stop). Returns only when the fault is not the guest's.
   static void take_host_fault(int sig, const siginfo_t& si, const ucontext_t& ctx);
+  // For the same handler's report of a fault it does not take: true when host address `host` lies in the
+  // window of the vCPU this thread runs; *guest is its guest address.
+  static bool running_window_address(uintptr_t host, uint64_t* guest);
 
   // Debugger controls (emu/vcpu_debug.cpp), used by gdb/ from the thread that runs this vCPU, outside
   // uc_emu_start. Breakpoints are Unicorn exits: the vCPU stops before the instruction at each address.
@@ -191,10 +194,11 @@ class Vcpu {
   std::atomic<bool> in_code_{false};
   // True once the engine runs (engine_starting) in this uc_emu_start: a kick from then on cannot be lost.
   std::atomic<bool> engine_started_{false};
-  bool kicks_ = false;         // stops by kick (exact on this Unicorn build), else by the block hook
-  bool direct_ok_ = false;     // the engine's layout allows direct access (prepare_direct_memory)
-  bool direct_ = false;        // translations access the window directly
-  uint32_t host_retries_ = 0;  // host faults in a row that the address space then allowed
+  bool kicks_ = false;           // stops by kick (exact on this Unicorn build), else by the block hook
+  bool host_faults_ok_ = false;  // the engine's layout lets a host fault in its code become the guest's
+  bool direct_ok_ = false;       // ... and direct access is wanted (prepare_direct_memory)
+  bool direct_ = false;          // translations access the window directly
+  uint32_t host_retries_ = 0;    // host faults in a row that the address space then allowed
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;

@@ -1,9 +1,10 @@
 // Tests the signal every kind of load and store gets where it may not go: each size (1 to 16 bytes, signed
 // and unsigned, pairs and vector registers) at the last bytes of the highest page a program can map below
 // 2^40 (and straddling past it), just past it, at 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an
-// unmapped hole, a PROT_NONE page, a read-only page and a file's page past its end. Each must raise the
-// signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR) with the exact si_addr, at the access's pc, with
-// the registers the instructions before it wrote; and accesses that may go must not fault.
+// unmapped hole, a PROT_NONE page, a read-only page, a file's page past its end and a page a truncation cut
+// off after it was touched. Each must raise the signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR)
+// with the exact si_addr, at the access's pc, with the registers the instructions before it wrote; and
+// accesses that may go must not fault.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>
@@ -207,5 +208,21 @@ int main(void) {
                     (uintptr_t)f + kPage + 128);
   CHECK_SYS(close(fd));
   CHECK_SYS(unlink("access_faults.tmp"));
+
+  // A file truncated after it was mapped and its pages touched: the host's own SIGBUS (the pages are mapped
+  // on the host, the file no longer covers them) is the guest's.
+  const int tfd = REQUIRE_SYS(open("access_faults_cut.tmp", O_CREAT | O_RDWR | O_TRUNC, 0644));
+  REQUIRE_SYS(ftruncate(tfd, 2 * kPage));
+  char* t = mmap(NULL, 2 * kPage, PROT_READ | PROT_WRITE, MAP_SHARED, tfd, 0);
+  REQUIRE(t != MAP_FAILED);
+  t[0] = 1;
+  t[kPage] = 1;
+  REQUIRE_SYS(ftruncate(tfd, kPage));
+  for (size_t i = 0; i < kNumKinds; i++)
+    expect_no_fault("in a truncated file's last page", &kKinds[i], (uintptr_t)t + 64);
+  everything_faults("past the end of a truncated file", (uintptr_t)t + kPage + 256, SIGBUS, BUS_ADRERR,
+                    (uintptr_t)t + kPage + 256);
+  CHECK_SYS(close(tfd));
+  CHECK_SYS(unlink("access_faults_cut.tmp"));
   return check_done();
 }

@@ -81,6 +81,10 @@ struct MapSource {
   uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
+// True unless A64RUN_SMALL_PAGES=1: private anonymous guest mappings of at least 2 MiB ask the host for
+// transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always".
+bool guest_huge_pages();
+
 // The host protection of a guest page with protection `prot`: the guest's own, so that translated code
 // that loads and stores straight to the window (emu/direct_memory.cpp) faults where the guest's access would.
 // The host cannot give less than x86 pages have: executable pages are readable, writable ones too (so are

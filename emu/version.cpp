@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -62,6 +63,21 @@ bool set(const char* name) {
   return v != nullptr && strcmp(v, "0") != 0;
 }
 
+// Transparent huge pages for guest memory: asked for unless A64RUN_SMALL_PAGES, given unless the host's
+// policy is "never".
+std::string huge_pages_line() {
+  if (!guest_huge_pages()) return "  huge pages: no (A64RUN_SMALL_PAGES: 4 KiB host pages)\n";
+  std::string policy;
+  if (FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re")) {
+    char buf[128] = {};
+    if (fgets(buf, sizeof buf, f) != nullptr) policy = buf;
+    fclose(f);
+  }
+  if (policy.find("[never]") != std::string::npos)
+    return "  huge pages: no (the host's transparent_hugepage is never)\n";
+  return "  huge pages: yes (private anonymous guest mappings of 2 MiB and more on transparent huge pages)\n";
+}
+
 }  // namespace
 
 std::string version_report() {
@@ -99,6 +115,7 @@ std::string version_report() {
                      f.host_fpu ? " (scalar FADD, FSUB, FMUL, FDIV, FSQRT on SSE in the common case)"
                      : set("A64RUN_SOFTFLOAT") ? " (A64RUN_SOFTFLOAT: softfloat only)"
                                                : " (softfloat only)");
+  out += huge_pages_line();
   out += fmt::format("  short block lookup: {}{}\n", yes_no(f.short_lookup),
                      f.short_lookup              ? " (indirect branches through the jump cache)"
                      : set("A64RUN_SLOW_LOOKUP") ? " (A64RUN_SLOW_LOOKUP: Unicorn's own lookup)"

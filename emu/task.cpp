@@ -28,6 +28,7 @@
 #include "signals/stats.h"
 #include "signals/timers.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 
 namespace emu {
 
@@ -165,6 +166,7 @@ void Process::after_fork_child(Task* self) {
   signals::reset_owner_proxies_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
+  syscalls::proc_mem_after_fork();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();

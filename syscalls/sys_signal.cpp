@@ -15,6 +15,7 @@
 #include "signals/slow_core.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 
 namespace syscalls {
 namespace {
@@ -301,7 +302,9 @@ SysResult sys_pidfd_open(Task&, int pid, uint32_t flags) {
 SysResult sys_pidfd_getfd(Task&, int pidfd, int targetfd, uint32_t flags) {
   if (is_reserved_fd(pidfd)) return -EBADF;
   if (is_reserved_fd(targetfd) && pidfd_target(pidfd) == ::getpid()) return -EBADF;
-  return guest::from_host(::syscall(SYS_pidfd_getfd, pidfd, targetfd, flags));
+  const int64_t fd = guest::from_host(::syscall(SYS_pidfd_getfd, pidfd, targetfd, flags));
+  if (fd >= 0) proc_mem_note_fd(static_cast<int>(fd));
+  return fd;
 }
 
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {

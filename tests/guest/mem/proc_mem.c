@@ -8,10 +8,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fanotify.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -270,32 +273,66 @@ static void test_fork_child(void) {
   close(ready[0]), close(ready[1]), close(done[0]), close(done[1]);
 }
 
-// The exec'd child: a program of its own, another emulator process with a window of its own.
+// The exec'd child: a program of its own, another emulator process with a window of its own. Its fd 3 is
+// its parent's /proc/self/mem, inherited across execve; its fd 4 a socket on which the parent sends another.
 static int child_main(void) {
-  char c;
+  char c, buf[16] = {0};
   strcpy(child_text, "child is ready");
   void* gone = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   munmap(gone, PAGE);
   uintptr_t report[2] = {(uintptr_t)child_text, (uintptr_t)gone};
   (void)!write(1, report, sizeof report);
+  // The parent's memory (its `data` is at the same address: the same program), through either descriptor.
+  CHECK_EQ(pread(3, buf, 14, (off_t)(uintptr_t)data), 14);
+  CHECK_STREQ(buf, "parent's data");
+  char cbuf[CMSG_SPACE(sizeof(int))];
+  struct iovec iov = {&c, 1};
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  if (CHECK_EQ(recvmsg(4, &m, 0), 1)) {
+    int got;
+    memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof got);
+    memset(buf, 0, sizeof buf);
+    CHECK_EQ(pread(got, buf, 14, (off_t)(uintptr_t)data), 14);
+    CHECK_STREQ(buf, "parent's data");
+  }
+  int own = open("/proc/self/mem", O_RDONLY);
+  memset(buf, 0, sizeof buf);
+  CHECK_EQ(pread(own, buf, 11, (off_t)(uintptr_t)data), 11);
+  CHECK_STREQ(buf, "guest data");  // its own
   (void)!read(0, &c, 1);
-  return strcmp(child_text, "parent wrote") == 0 ? 0 : 1;
+  CHECK_STREQ(child_text, "parent wrote");
+  return check_done();
 }
 
 static void test_exec_child(void) {
-  int to_child[2], from_child[2];
+  int to_child[2], from_child[2], sock[2];
   REQUIRE_SYS(pipe(to_child));
   REQUIRE_SYS(pipe(from_child));
+  REQUIRE_SYS(socketpair(AF_UNIX, SOCK_STREAM, 0, sock));
+  strcpy(data, "parent's data");
+  int mine = REQUIRE_SYS(open("/proc/self/mem", O_RDONLY));
   pid_t pid = fork();
   if (pid == 0) {
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
+    dup2(mine, 3);
+    dup2(sock[1], 4);
     char* argv[] = {"proc_mem", "child", NULL};
     exec_guest(self_path(), argv, environ);
     _exit(127);
   }
   close(to_child[0]);
   close(from_child[1]);
+  close(sock[1]);
+  char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+  struct iovec iov = {"f", 1};
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+  struct cmsghdr* cm = CMSG_FIRSTHDR(&m);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(cm), &mine, sizeof mine);
+  CHECK_EQ(sendmsg(sock[0], &m, 0), 1);
   uintptr_t report[2];
   REQUIRE(read(from_child[0], report, sizeof report) == sizeof report);
   char path[64], buf[16] = {0};
@@ -333,10 +370,74 @@ static void test_exec_child(void) {
   int status;
   REQUIRE_SYS(waitpid(pid, &status, 0));
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  close(mine);
+  strcpy(data, "guest data");
+}
+
+// A CLONE_VM child (a process of its own in this memory): its mem file is this memory.
+static int vm_child(void* arg) {
+  (void)arg;
+  pause();
+  return 0;
+}
+
+static void test_clone_vm(void) {
+  static char stack[64 * 1024] __attribute__((aligned(16)));
+  pid_t pid = clone(vm_child, stack + sizeof stack, CLONE_VM | SIGCHLD, NULL);
+  if (pid == -1 && errno == EINVAL) {
+    CHECK(on_reference_qemu());  // qemu-aarch64 7.2 refuses CLONE_VM without CLONE_THREAD
+    return;
+  }
+  REQUIRE(pid > 0);
+  char path[64], buf[16] = {0};
+  snprintf(path, sizeof path, "/proc/%d/mem", pid);
+  int fd = open_mem(path, O_RDWR);
+  if (CHECK(fd >= 0)) {
+    CHECK_EQ(pread(fd, buf, 11, (off_t)(uintptr_t)data), 11);
+    CHECK_STREQ(buf, "guest data");
+    CHECK_EQ(pwrite(fd, "G", 1, (off_t)(uintptr_t)data), 1);
+    CHECK_STREQ(data, "Guest data");  // the same memory
+    data[0] = 'g';
+    close(fd);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+}
+
+// fanotify hands out descriptors a64run never opened: a /proc/PID/mem one among them is still served. Run
+// first, before this process has opened a mem file itself; a child opens ours.
+static void test_fanotify(void) {
+  int g = fanotify_init(FAN_CLASS_NOTIF | FAN_NONBLOCK, O_RDONLY);
+  if (g < 0) {
+    NOTE("fanotify_init: %s; skipped", strerror(errno));
+    return;
+  }
+  if (!CHECK(fanotify_mark(g, FAN_MARK_ADD, FAN_OPEN, AT_FDCWD, "/proc/self/mem") == 0)) return;
+  const pid_t parent = getpid();
+  pid_t pid = fork();
+  if (pid == 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/mem", parent);
+    _exit(open(path, O_RDONLY) >= 0 ? 0 : 1);
+  }
+  int status;
+  REQUIRE_SYS(waitpid(pid, &status, 0));
+  CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  char events[4096];
+  ssize_t n = read(g, events, sizeof events);
+  struct fanotify_event_metadata* ev = (struct fanotify_event_metadata*)events;
+  if (CHECK(n >= (ssize_t)sizeof *ev && ev->fd >= 0)) {
+    char buf[16] = {0};
+    CHECK_EQ(pread(ev->fd, buf, 11, (off_t)(uintptr_t)data), 11);
+    CHECK_STREQ(buf, "guest data");
+    close(ev->fd);
+  }
+  close(g);
 }
 
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "child") == 0) return child_main();
+  test_fanotify();
   test_names();
   int fd = open_mem("/proc/self/mem", O_RDWR);
   REQUIRE(fd >= 0);
@@ -348,5 +449,6 @@ int main(int argc, char** argv) {
   test_pagemap();
   test_fork_child();
   test_exec_child();
+  test_clone_vm();
   return check_done();
 }

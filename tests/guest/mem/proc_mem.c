@@ -273,6 +273,41 @@ static void test_fork_child(void) {
   close(ready[0]), close(ready[1]), close(done[0]), close(done[1]);
 }
 
+// A child sharing the descriptor table (CLONE_FILES without CLONE_VM) opens its own mem file: the parent
+// finds the descriptor in the table and reads the child's memory through it, not the emulator's. Run first,
+// before this process has opened a mem file itself.
+static void test_shared_table(void) {
+  int ready[2], done[2];
+  REQUIRE_SYS(pipe(ready));
+  REQUIRE_SYS(pipe(done));
+  long pid = syscall(SYS_clone, CLONE_FILES | SIGCHLD, 0, 0, 0, 0);
+  if (pid == -1 && errno == EINVAL) {
+    CHECK(on_reference_qemu());  // qemu-aarch64 7.2 refuses CLONE_FILES without CLONE_VM
+    return;
+  }
+  if (pid == 0) {
+    char c;
+    strcpy(data, "child's table");
+    int fd = open("/proc/self/mem", O_RDONLY);
+    (void)!write(ready[1], &fd, sizeof fd);
+    (void)!read(done[0], &c, 1);
+    _exit(0);
+  }
+  REQUIRE(pid > 0);
+  int fd = -1;
+  char buf[16] = {0};
+  REQUIRE(read(ready[0], &fd, sizeof fd) == sizeof fd);
+  if (CHECK(fd >= 0)) {
+    CHECK_EQ(pread(fd, buf, 14, (off_t)(uintptr_t)data), 14);
+    CHECK_STREQ(buf, "child's table");
+    CHECK_ERRNO(pread(fd, buf, 8, (off_t)(1ull << 46)), EIO);
+  }
+  (void)!write(done[1], "d", 1);
+  REQUIRE_SYS(waitpid(pid, NULL, 0));
+  close(fd);
+  close(ready[0]), close(ready[1]), close(done[0]), close(done[1]);
+}
+
 // The exec'd child: a program of its own, another emulator process with a window of its own. Its fd 3 is
 // its parent's /proc/self/mem, inherited across execve; its fd 4 a socket on which the parent sends another.
 static int child_main(void) {
@@ -405,7 +440,7 @@ static void test_clone_vm(void) {
 }
 
 // fanotify hands out descriptors a64run never opened: a /proc/PID/mem one among them is still served. Run
-// first, before this process has opened a mem file itself; a child opens ours.
+// before this process has opened a mem file itself; a child opens ours.
 static void test_fanotify(void) {
   int g = fanotify_init(FAN_CLASS_NOTIF | FAN_NONBLOCK, O_RDONLY);
   if (g < 0) {
@@ -437,6 +472,7 @@ static void test_fanotify(void) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && strcmp(argv[1], "child") == 0) return child_main();
+  test_shared_table();
   test_fanotify();
   test_names();
   int fd = open_mem("/proc/self/mem", O_RDWR);

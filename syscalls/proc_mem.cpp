@@ -63,7 +63,8 @@ std::map<std::pair<dev_t, ino_t>, Entry>* g_entries;  // GUARDED_BY(*g_mu), made
 
 uint64_t random_u64() {
   uint64_t v = 0;
-  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) != sizeof v) v = static_cast<uint64_t>(::getpid()) ^ ::time(nullptr);
+  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) != sizeof v)
+    v = static_cast<uint64_t>(::getpid()) ^ ::time(nullptr);
   return v;
 }
 

@@ -44,7 +44,8 @@ uint64_t mem_reach(Task& t, const MemTarget& tg, uint64_t addr, uint64_t count, 
 }
 
 int64_t host_rw(int fd, uint8_t* page, uint64_t n, uint64_t off, bool write) {
-  return write ? ::pwrite(fd, page, n, static_cast<off_t>(off)) : ::pread(fd, page, n, static_cast<off_t>(off));
+  return write ? ::pwrite(fd, page, n, static_cast<off_t>(off))
+               : ::pread(fd, page, n, static_cast<off_t>(off));
 }
 
 // mem_rw: count bytes at guest address *pos; *pos moves by what was copied, even when the result is EFAULT.
@@ -164,7 +165,8 @@ int64_t check_io(Task& t, int fd, bool pagemap, const MemIo& io, std::vector<gue
   for (const guest::iovec& v : *segs) total += io.vector ? v.iov_len : 0;
   if (io.vector && total == 0) return 1;
   // lseek's SEEK_CUR on mem and pagemap (mem_lseek) returns the position, whatever its sign.
-  *pos = io.pos != -1 ? static_cast<uint64_t>(io.pos) : static_cast<uint64_t>(::syscall(SYS_lseek, fd, 0, SEEK_CUR));
+  *pos = io.pos != -1 ? static_cast<uint64_t>(io.pos)
+                      : static_cast<uint64_t>(::syscall(SYS_lseek, fd, 0, SEEK_CUR));
   if (static_cast<int64_t>(*pos) < 0) {
     if (pagemap) return -EINVAL;
     if (total >= 0 - *pos) return -EOVERFLOW;
@@ -229,7 +231,9 @@ int64_t window_transfer(Task& t, int memfd, const MemTarget& target, std::span<c
       if (li == local.size()) return total;
       const uint64_t a = r.iov_base + roff;
       uint64_t n = std::min({kChunk, r.iov_len - roff, local[li].iov_len - loff});
-      n = r.iov_base < target.size && a < target.size ? maps.prefix(target.base + a, std::min(n, target.size - a)) : 0;
+      n = r.iov_base < target.size && a < target.size
+              ? maps.prefix(target.base + a, std::min(n, target.size - a))
+              : 0;
       if (n == 0) return failed(total);
       const uint64_t at = local[li].iov_base + loff;
       if (write && emu::copy_in(t.as(), page, at, n) != 0) return failed(total);

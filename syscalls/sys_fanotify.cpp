@@ -22,7 +22,8 @@ constexpr uint32_t kFanMarkDontFollow = 0x04;  // FAN_MARK_DONT_FOLLOW
 // The descriptors its events carry are opened by the host: a /proc/PID/mem one among them is noted when it is
 // first read or written (proc_mem_watch_all).
 SysResult sys_fanotify_init(Task&, uint32_t flags, uint32_t event_f_flags) {
-  const int64_t fd = guest::from_host(::syscall(SYS_fanotify_init, flags, guest::host_open_flags(event_f_flags)));
+  const int64_t fd =
+      guest::from_host(::syscall(SYS_fanotify_init, flags, guest::host_open_flags(event_f_flags)));
   if (fd >= 0) proc_mem_watch_all();
   return fd;
 }

@@ -66,7 +66,8 @@ template <typename Call>
 SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t pos, bool writing, Call call) {
   if (pos < 0) return -EINVAL;
   if (is_reserved_fd(fd)) return -EBADF;
-  if (const int64_t r = proc_mem_io(t, fd, {.write = writing, .buf = buf, .count = count, .pos = pos}); r != kNotProcMem)
+  if (const int64_t r = proc_mem_io(t, fd, {.write = writing, .buf = buf, .count = count, .pos = pos});
+      r != kNotProcMem)
     return r;
   const HostTransfer b = host_transfer(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());

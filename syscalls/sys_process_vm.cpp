@@ -32,7 +32,8 @@ constexpr int kKcmpEpollTfd = 7;  // KCMP_EPOLL_TFD: idx2 points to a struct kcm
 int64_t guest_iovecs(Task& t, uint64_t addr, uint64_t count, std::vector<guest::iovec>* out) {
   if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
   out->resize(count);
-  if (count != 0 && emu::copy_in(t.as(), out->data(), addr, count * sizeof(guest::iovec)) != 0) return -EFAULT;
+  if (count != 0 && emu::copy_in(t.as(), out->data(), addr, count * sizeof(guest::iovec)) != 0)
+    return -EFAULT;
   for (const guest::iovec& v : *out) {
     if (static_cast<int64_t>(v.iov_len) < 0) return -EINVAL;
   }
@@ -58,6 +59,7 @@ std::vector<::iovec> own_remote(Task& t, const std::vector<guest::iovec>& g, int
 // A process that runs no a64run: its addresses are its own.
 std::vector<::iovec> as_given(const std::vector<guest::iovec>& g) {
   std::vector<::iovec> out;
+  out.reserve(g.size());
   for (const guest::iovec& v : g) out.push_back({reinterpret_cast<void*>(v.iov_base), v.iov_len});
   return out;
 }

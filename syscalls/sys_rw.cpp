@@ -76,7 +76,8 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
 
 SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
-  if (const int64_t r = proc_mem_io(t, fd, {.write = true, .buf = buf.addr, .count = count}); r != kNotProcMem)
+  if (const int64_t r = proc_mem_io(t, fd, {.write = true, .buf = buf.addr, .count = count});
+      r != kNotProcMem)
     return r;
   // A buffer whose tail is not readable writes the readable prefix and returns its length, as on Linux
   // (a pipe, a file); /dev/null takes the whole count without reading it.

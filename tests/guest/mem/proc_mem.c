@@ -126,7 +126,7 @@ static void test_protections(int fd) {
   CHECK_ERRNO(pread(fd, bad, 8, (off_t)(uintptr_t)data), EFAULT);
   // (qemu-aarch64 7.2 checks the buffer of every pread before the host's call: EFAULT.)
   if (!on_reference_qemu()) CHECK_ERRNO(pread(fd, bad, 8, at + 3 * PAGE), EIO);
-  CHECK_ERRNO(pwrite(fd, bad, 8, at + 3 * PAGE), EFAULT);  // a write copies the buffer first
+  CHECK_ERRNO(pwrite(fd, bad, 8, at + 3 * PAGE), EFAULT);               // a write copies the buffer first
   CHECK_ERRNO(pread(fd, p + PAGE, 8, (off_t)(uintptr_t)data), EFAULT);  // a read-only buffer
   // A shared page without PROT_WRITE is no copy-on-write mapping: FOLL_FORCE does not write it.
   char* shared = mmap(NULL, PAGE, PROT_READ, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -144,8 +144,10 @@ static int guest_maps_page(uintptr_t addr) {
 
 static void test_out_of_reach(int fd) {
   char buf[8];
-  const uint64_t far[] = {1ull << 40, (1ull << 40) + (uintptr_t)data, 1ull << 46, (1ull << 47) - PAGE,
-                          (1ull << 48) - PAGE, 1ull << 48, 1ull << 62};
+  const uint64_t far[] = {1ull << 40,          (1ull << 40) + (uintptr_t)data,
+                          1ull << 46,          (1ull << 47) - PAGE,
+                          (1ull << 48) - PAGE, 1ull << 48,
+                          1ull << 62};
   for (size_t i = 0; i < sizeof far / sizeof *far; ++i) {
     if (guest_maps_page(far[i])) continue;
     CHECK_ERRNO(pread(fd, buf, sizeof buf, (off_t)far[i]), EIO);
@@ -218,7 +220,7 @@ static void test_pagemap(void) {
   CHECK_EQ(pread(fd, e, 16, (off_t)((uintptr_t)p / PAGE * 8)), 16);
   CHECK(e[0] & PM_PRESENT);
   if (getuid() == 0) CHECK_NE(e[0] & PM_PFN_MASK, 0);  // PFNs are shown to CAP_SYS_ADMIN
-  CHECK_EQ(e[1], 0);  // unmapped
+  CHECK_EQ(e[1], 0);                                   // unmapped
   // The same through lseek and read, as LTP's msync04 reads it.
   CHECK_EQ(lseek(fd, (off_t)((uintptr_t)p / PAGE * 8), SEEK_SET), (off_t)((uintptr_t)p / PAGE * 8));
   uint64_t again = 0;

@@ -136,7 +136,7 @@ void store(const struct stat& st, const Entry& e) {
   g_active.store(true, std::memory_order_release);
 }
 
-// Notes fd when it is a mem or pagemap file; the entry, or nullptr.
+// Notes fd when it is a mem or pagemap file (then true, with its entry in *out).
 bool note(int fd, const struct stat& st, Entry* out) {
   Entry e;
   std::string dir;

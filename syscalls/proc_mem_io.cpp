@@ -164,9 +164,14 @@ int64_t check_io(Task& t, int fd, bool pagemap, const MemIo& io, std::vector<gue
   uint64_t total = io.vector ? 0 : io.count;
   for (const guest::iovec& v : *segs) total += io.vector ? v.iov_len : 0;
   if (io.vector && total == 0) return 1;
-  // lseek's SEEK_CUR on mem and pagemap (mem_lseek) returns the position, whatever its sign.
-  *pos = io.pos != -1 ? static_cast<uint64_t>(io.pos)
-                      : static_cast<uint64_t>(::syscall(SYS_lseek, fd, 0, SEEK_CUR));
+  if (io.pos != -1) {
+    *pos = static_cast<uint64_t>(io.pos);
+  } else {
+    // mem_lseek's SEEK_CUR never fails: a position in the last 4095 bytes below 2^64 comes back as an
+    // error number.
+    const long r = ::syscall(SYS_lseek, fd, 0, SEEK_CUR);
+    *pos = static_cast<uint64_t>(r == -1 ? -static_cast<long>(errno) : r);
+  }
   if (static_cast<int64_t>(*pos) < 0) {
     if (pagemap) return -EINVAL;
     if (total >= 0 - *pos) return -EOVERFLOW;

@@ -159,6 +159,7 @@ static void test_out_of_reach(int fd) {
   CHECK_ERRNO(write(fd, "x", 1), EIO);
   (void)syscall(SYS_lseek, fd, -4L, SEEK_SET);  // -4 reads as an error return, but the position is set
   CHECK_ERRNO(read(fd, buf, sizeof buf), EOVERFLOW);
+  CHECK_ERRNO(read(fd, buf, 3), EIO);  // 3 bytes fit below 2^64: a kernel address
   CHECK_ERRNO(pread(fd, buf, sizeof buf, (off_t)0x8000000000000000ull), EINVAL);
   // Every mapping of the emulating process (read from the host's maps: "/proc/self/../self/maps" is not the
   // file a64run makes for the guest) that the guest does not map: nothing reads or writes there, and the

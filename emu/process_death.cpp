@@ -21,7 +21,6 @@
 // together and nothing outlives them.
 #include <sched.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -38,10 +37,6 @@ namespace {
 
 constexpr std::chrono::milliseconds kParkWait{200};
 constexpr std::chrono::milliseconds kRenudge{2};
-
-int host_tid() {
-  return static_cast<int>(::syscall(SYS_gettid));
-}
 
 }  // namespace
 
@@ -60,7 +55,7 @@ Process::~Process() {
 
 void Process::stop_threads_for_death(int except) {
   dying_.store(true, std::memory_order_seq_cst);
-  const bool on_intake = __atomic_load_n(&intake.tid, __ATOMIC_ACQUIRE) == host_tid();
+  const bool on_intake = __atomic_load_n(&intake.tid, __ATOMIC_ACQUIRE) == ::gettid();
   const uint64_t start = signals::now_ns();
   const uint64_t give_up = start + std::chrono::nanoseconds(kParkWait).count();
   uint64_t next_nudge = 0;
@@ -104,13 +99,10 @@ void Process::prepare_death() {
   if (shares_memory()) {
     if (!claim_death()) {
       // Another thread, or a relative's SIGKILL, is ending this process: this thread is at a safe point too.
-      if (Task* self = find_thread(host_tid())) {
-        self->cpu().death().store(Vcpu::kDeathRequested, std::memory_order_relaxed);
-        self->cpu().park_if_dying();
-      }
+      if (Task* self = find_thread(::gettid())) self->cpu().park_for_death();
       while (true) ::pause();
     }
-    stop_threads_for_death(host_tid());
+    stop_threads_for_death(::gettid());
   }
   end_in_memory();
 }

@@ -248,8 +248,7 @@ void Vcpu::set_task(Task* t) {
   death_.store(kDeathNone, std::memory_order_relaxed);
 }
 
-void Vcpu::park_if_dying() {
-  if (!death_requested()) return;
+void Vcpu::park_for_death() {
   // Sequentially consistent: the ender reads it, then ends the host process; nothing of this thread runs
   // from here on but the wait.
   death_.store(kDeathParked, std::memory_order_seq_cst);

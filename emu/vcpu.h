@@ -86,7 +86,11 @@ class Vcpu {
   std::atomic<uint8_t>& death() { return death_; }
   bool death_requested() const { return death_.load(std::memory_order_acquire) == kDeathRequested; }
   // At a safe point: parks for good if the process is ending, else returns at once.
-  void park_if_dying();
+  void park_if_dying() {
+    if (death_requested()) park_for_death();
+  }
+  // Answers kDeathParked and waits for the host to end this thread.
+  [[noreturn]] void park_for_death();
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
   // True while the vCPU executes translated code (CodeGate waits for it to be false).
   bool in_code() const { return in_code_.load(std::memory_order_seq_cst); }

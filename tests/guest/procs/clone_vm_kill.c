@@ -16,7 +16,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -27,12 +26,6 @@
 #include "check.h"
 
 enum { kStackSize = 64 * 1024, kRounds = 40, kChildren = 3, kPage = 4096 };
-
-// Under a64run's ThreadSanitizer build (its check-tsan lane sets TSAN_OPTIONS, which the guest inherits)
-// every round is some ten times slower: fewer rounds there.
-static long rounds(void) {
-  return getenv("TSAN_OPTIONS") != NULL ? 6 : kRounds;
-}
 
 static atomic_int stop_parent_work;
 static atomic_long parent_rounds;
@@ -127,7 +120,7 @@ int main(void) {
   pthread_t th;
   REQUIRE(pthread_create(&th, NULL, parent_work, NULL) == 0);
   int killed = 0;
-  const long n = rounds();
+  const long n = kRounds;
   for (long round = 0; round < n; round++) {
     pid_t pids[kChildren];
     for (int i = 0; i < kChildren; i++) {

@@ -12,6 +12,7 @@
 #include <new>
 #include <shared_mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "emu/code_gate.h"
@@ -178,6 +179,14 @@ class AddressSpace {
   Reach reach_locked(uint64_t addr, uint64_t len, int prot) const;
   // True when addr lies in a MAP_SHARED mapping (futexes there may be shared with other processes).
   bool is_shared(uint64_t addr) const;
+  // What /proc/PID/mem reaches (access_remote_vm with FOLL_FORCE; emu/address_space_proc.cpp): the length of
+  // the prefix of [addr, addr+len) it reads or writes, whatever the pages' protection. It stops at a page no
+  // VMA maps or that lies wholly past the end of its file; a write also stops at a page of a shared or
+  // huge-page mapping without PROT_WRITE (gup's check_vma_flags forces writes into copy-on-write mappings
+  // only). `code` is set when the prefix holds executable pages a vCPU has fetched code from.
+  uint64_t forced_reach(uint64_t addr, uint64_t len, bool write, bool* code) const;
+  // The parts of [start, end) that VMAs map, in order, adjacent ones joined (/proc/PID/pagemap).
+  std::vector<std::pair<uint64_t, uint64_t>> mapped_ranges(uint64_t start, uint64_t end) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
   // guard range. Used by the TLB fill hook.
   // `fetch`: the access is an instruction fetch, so the VMA may now hold translated code.

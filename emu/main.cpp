@@ -24,6 +24,7 @@
 #include "signals/signals.h"
 #include "signals/slow_core.h"
 #include "signals/stats.h"
+#include "syscalls/proc_mem.h"
 
 extern char** environ;
 
@@ -284,6 +285,10 @@ int run(int argc, char** argv) {
   if (int status = parse_args(argc, argv, &opts); status >= 0) return status;
   auto as = reserve_address_space();
   if (!as) return 1;
+  // Before any guest code: another a64run may look into this window, and the descriptors this image
+  // inherited may be /proc/PID/mem files.
+  syscalls::publish_window(*as);
+  syscalls::proc_mem_note_inherited();
   // The process and its first thread live until exit_group: other threads may outlive main()'s frame.
   auto& proc = *new emu::Process(std::move(opts), std::move(as));
 

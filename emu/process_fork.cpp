@@ -20,6 +20,7 @@
 #include "signals/host_signals.h"
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define A64RUN_ASAN 1
@@ -251,6 +252,9 @@ int64_t fork_process(Task& t, const ForkRequest& r) {
   if ((r.flags & CLONE_VFORK) && ::pipe2(vfork_pipe, O_CLOEXEC) != 0) return -errno;
 
   Process& proc = t.proc();
+  // A shared descriptor table brings descriptors the other process opened: a /proc/PID/mem one among them
+  // must be looked at on use (its memory is another a64run's, whose host addresses the host file takes).
+  if (r.flags & CLONE_FILES) syscalls::proc_mem_watch_all();
   proc.prepare_fork();
   pid_t pid;
   if ((r.flags & kHostCloneFlags) == 0 && r.exit_signal == SIGCHLD) {

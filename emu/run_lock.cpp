@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -77,6 +78,7 @@ void RunLock::acquire_parallel(Vcpu* self) {
       if (self->run_evicted().load(std::memory_order_relaxed)) {
         while (true) ::pause();  // the host is ending this thread's process
       }
+      self->park_if_dying();  // a wait for the lock is a safe point (Vcpu::death)
     }
   }
   holder_pid_.store(self->host_pid(), std::memory_order_release);
@@ -101,6 +103,7 @@ void RunLock::release_parallel() {
 
 void RunLock::acquire(Vcpu* self, bool priority) {
   const int saved_errno = errno;  // callers read the errno of the host call they made without the lock
+  self->park_if_dying();
   if (parallel_guest_code()) {
     if (self->run_evicted().load(std::memory_order_relaxed)) {
       while (true) ::pause();  // the host is ending this thread's process
@@ -149,6 +152,7 @@ void RunLock::acquire(Vcpu* self, bool priority) {
     Vcpu* seen = holder_.load(std::memory_order_acquire);
     const long r = ::syscall(SYS_futex, &self->run_grant(), FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
     if (r != 0 && errno == ETIMEDOUT && seen != nullptr) waited_too_long(self, seen);
+    self->park_if_dying();  // still queued: the ender's eviction takes this vCPU out
   }
   errno = saved_errno;
 }
@@ -230,6 +234,15 @@ void RunLock::evict(const std::function<bool(const Vcpu*)>& dying) {
     return;
   }
   release(holder);
+}
+
+void RunLock::nudge(Vcpu* v) {
+  const int saved_errno = errno;
+  // Every waiter of word_ wakes (they cannot be told apart), finds the lock still held, and waits again.
+  if (word_.load(std::memory_order_relaxed) == 2)
+    ::syscall(SYS_futex, &word_, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+  ::syscall(SYS_futex, &v->run_grant(), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  errno = saved_errno;
 }
 
 void RunLock::reset_after_fork(Vcpu* self) {

@@ -46,6 +46,9 @@ class RunLock {
   // queue, the lock passes on if one of them holds it, and they never get it again (their threads, which
   // the host kills at any point, park in acquire until then).
   void evict(const std::function<bool(const Vcpu*)>& dying);
+  // Wakes `v`'s thread if it waits for the lock, so that it looks at its requests (Vcpu::death): a spurious
+  // wake, after which it waits again.
+  void nudge(Vcpu* v);
 
  private:
   void waited_too_long(Vcpu* self, Vcpu* seen);

@@ -28,6 +28,7 @@
 #include "signals/stats.h"
 #include "signals/timers.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 
 namespace emu {
 
@@ -105,33 +106,21 @@ Process::Process(Process& parent, bool share_sighand)
       mem_(parent.mem_),
       signals_(share_sighand ? parent.signals_.handlers : copy_handlers(parent.signals_)) {
   sigreturn_trampoline = parent.sigreturn_trampoline;
-  std::lock_guard lk(*parent.signalfds.mu);
-  signalfds.fds = parent.signalfds.fds;
-  signalfds.active.store(!signalfds.fds.empty(), std::memory_order_release);
+  {
+    std::lock_guard lk(*parent.signalfds.mu);
+    signalfds.fds = parent.signalfds.fds;
+    signalfds.active.store(!signalfds.fds.empty(), std::memory_order_release);
+  }
+  join_family();
 }
 
 void Process::release_all_robust_futexes() {
   for_each_thread([](Task& t) { t.release_robust_futexes(); });
 }
 
-void Process::prepare_death() {
-  release_all_robust_futexes();
-  // Every thread of this process is marked before any leaves the queue: one that comes out of a wait now
-  // must not take the run lock and die with it (the host kills them at any point from here on).
-  std::vector<const signals::Park*> parks;
-  for_each_thread([&](Task& t) {
-    parks.push_back(&t.park());
-    t.cpu().run_evicted().store(true, std::memory_order_relaxed);
-  });
-  mem_->futexes.drop_waiters(
-      [&](const signals::Park* p) { return std::find(parks.begin(), parks.end(), p) != parks.end(); });
-  mem_->run_lock.evict([this](const Vcpu* v) { return v->task() != nullptr && v->process() == this; });
-  // Nor may a relative's code gate wait for them (the host may kill them in guest code).
-  for_each_thread([&](Task& t) { as().gate().remove(&t.cpu()); });
-}
-
 void Process::prepare_fork() {
-  // Lock order: sig_lock, threads_mu_, the address space, the run lock's internal mutex.
+  // Lock order: the family's, sig_lock, threads_mu_, the address space, the run lock's internal mutex.
+  mem_->family_mu.lock();
   signals_.sig_lock.lock();
   threads_mu_.lock();
   as().lock().lock();
@@ -145,6 +134,7 @@ void Process::after_fork_parent() {
   as().lock().unlock();
   threads_mu_.unlock();
   signals_.sig_lock.unlock();
+  mem_->family_mu.unlock();
 }
 
 void Process::after_fork_child(Task* self) {
@@ -165,6 +155,7 @@ void Process::after_fork_child(Task* self) {
   signals::reset_owner_proxies_after_fork(*this);
   signals::signalfd_after_fork(*this);
   syscalls::clear_reserved_tids();
+  syscalls::proc_mem_after_fork();
   threads_[self->tid()] = self;
   threads_mu_.unlock();
   as().reset_lock_after_fork();
@@ -174,12 +165,26 @@ void Process::after_fork_child(Task* self) {
   as().gate().reset_after_fork(vcpus);
   futexes().reset_after_fork();
   signals_.sig_lock.unlock();
+  // The child's memory is its own: the relatives' Process objects in it are copies no thread runs.
+  mem_->family.assign(1, this);
+  mem_->family_size.store(1, std::memory_order_release);
+  mem_->family_mu.unlock();
   signals::restart_host_signal_intake(*this);  // with the thread registered (see main.cpp)
 }
 
 Task::~Task() {
   signals::Park::recycle(park_);
   if (cpu_) proc_.recycle_vcpu(std::move(cpu_));
+}
+
+void Task::request_death() {
+  exit_requested_.store(true, std::memory_order_release);
+  uint8_t none = Vcpu::kDeathNone;
+  cpu_->death().compare_exchange_strong(none, Vcpu::kDeathRequested, std::memory_order_seq_cst);
+  cpu_->request(Vcpu::kRequestExit);  // out of guest code, to the top of run()'s loop
+  set_interrupt(true);                // out of any wait (the exit request keeps it set: recompute_locked)
+  wake();
+  proc_.run_lock().nudge(cpu_.get());  // out of a wait for the run lock
 }
 
 void Task::wake() {
@@ -196,6 +201,12 @@ void Task::run() {
   RunLock& lock = proc_.run_lock();
   Vcpu* self = cpu_.get();
   while (!exiting_) {
+    // The top of the loop is a safe point: nothing of the emulator is held here but, one thread at a time
+    // (serial), the run lock, which an ending process's eviction passes on.
+    if (self->death_requested()) {
+      if (lock.held_by(self)) lock.release(self);
+      self->park_if_dying();
+    }
     if (gdb::enabled()) gdb::checkpoint(*this);
     const bool serial = !parallel_guest_code();
     if (serial && !lock.held_by(self)) lock.acquire(self, false);

@@ -49,6 +49,8 @@ struct Options {
 // (the host thread-group leader) has exited, and an execve from another thread must still find it.
 const std::string& self_exe_path();
 
+class Process;
+
 // What the threads of a process, and the processes a CLONE_VM clone makes, share: the guest address space,
 // the run lock over the guest code that runs in it, and the private futex queues (Linux keys a private
 // futex by its mm).
@@ -57,6 +59,12 @@ struct SharedMemory {
   std::unique_ptr<AddressSpace> as;
   RunLock run_lock;
   FutexTable futexes;
+  // The processes that live in this memory (the first, and its CLONE_VM children), for a SIGKILL between
+  // them (Process::kill_from_relative). A Process joins in its constructor and leaves in its destructor;
+  // family_size mirrors the list's length for readers that must not take the lock (a dying thread).
+  std::mutex family_mu;
+  std::vector<Process*> family;  // GUARDED_BY(family_mu)
+  std::atomic<int> family_size{0};
 };
 
 class Process {
@@ -66,11 +74,15 @@ class Process {
       : opts_(std::move(opts)), sysroot_(opts_.sysroot), mem_(std::make_shared<SharedMemory>(std::move(as))) {
     current_ = this;
     set_host_pid(static_cast<int>(::getpid()));
+    join_family();
   }
   // The process a clone with CLONE_VM but without CLONE_THREAD makes: its memory is the parent's, its
   // signal actions too under CLONE_SIGHAND (copied otherwise); its threads, pending signals, timers and
   // signalfds are its own.
   Process(Process& parent, bool share_sighand);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
   // The process the calling host thread emulates. Per thread, not global: a CLONE_VM child is another
   // host process in the same memory, with a Process of its own. Each emulator thread sets it at its start.
   // Always inlined: the wake signal's handler (not instrumented by ThreadSanitizer) reads it.
@@ -80,8 +92,39 @@ class Process {
   // another process sharing them sees EOWNERDEAD.
   void release_all_robust_futexes();
   // The process is about to end (exit_group, a fatal signal): its robust futexes are released, and its
-  // threads leave the run lock and the futex queues, which a CLONE_VM relative lives on with.
+  // threads leave the run lock and the futex queues, which a CLONE_VM relative lives on with. Where a
+  // relative shares the memory, the other threads are first parked at safe points (emu/process_death.cpp),
+  // and a thread that finds the end claimed already (by another thread, or by a relative's SIGKILL) parks.
   void prepare_death();
+  // A SIGKILL from a process of the same memory (emu/process_death.cpp): this process ends with every thread
+  // at a safe point, so that no lock of the shared memory dies held. False when the process no longer runs
+  // in this memory (it has exec'd): the caller sends the host's SIGKILL.
+  bool kill_from_relative();
+  // Calls fn for the other process of this memory whose host pid, or one of whose thread ids, is `id`, under
+  // the family lock (so the process cannot be freed meanwhile); false when there is none.
+  template <typename F>
+  bool with_relative(int id, F&& fn) {
+    std::lock_guard lk(mem_->family_mu);
+    for (Process* p : mem_->family) {
+      if (p == this || p->execing.load(std::memory_order_acquire)) continue;
+      if (p->host_pid() == id || p->find_thread(id) != nullptr) {
+        fn(*p);
+        return true;
+      }
+    }
+    return false;
+  }
+  // Every process of this memory but this one (under the family lock).
+  template <typename F>
+  void for_each_relative(F&& fn) {
+    std::lock_guard lk(mem_->family_mu);
+    for (Process* p : mem_->family) {
+      if (p != this && !p->execing.load(std::memory_order_acquire)) fn(*p);
+    }
+  }
+  bool shares_memory() const { return mem_->family_size.load(std::memory_order_acquire) > 1; }
+  // True from the moment this process's end is claimed: its threads park at their next safe point.
+  bool dying() const { return dying_.load(std::memory_order_seq_cst); }
 
   const Options& opts() const { return opts_; }
   AddressSpace& as() { return *mem_->as; }
@@ -148,6 +191,16 @@ class Process {
   void set_host_pid(int pid) { host_pid_.store(pid, std::memory_order_release); }
 
  private:
+  void join_family();
+  // True for the one caller that ends the process (its own thread or a relative); false for every later one.
+  bool claim_death() { return !death_claimed_.exchange(true, std::memory_order_acq_rel); }
+  // Asks every thread but the one with host id `except` to park at a safe point, and waits until each has.
+  void stop_threads_for_death(int except);
+  // What prepare_death does once the threads are stopped: the robust futexes, the futex queues, the run lock
+  // and the code gate.
+  void end_in_memory();
+  std::atomic<bool> dying_{false};
+  std::atomic<bool> death_claimed_{false};
   static inline thread_local Process* current_ = nullptr;
   Options opts_;
   Sysroot sysroot_;
@@ -187,6 +240,9 @@ class Task {
   // table, which threads need not share (CLOSE_RANGE_UNSHARE).
   void wake();
   bool exit_requested() const { return exit_requested_.load(std::memory_order_acquire); }
+  // From any thread of the memory: this thread's process is ending; it parks at its next safe point
+  // (Vcpu::death), woken from any wait and kicked out of guest code.
+  void request_death();
   // Set while the debugger holds this thread stopped (gdb/debugger.h): like a pending signal, it makes the
   // interrupt flag true (signals::recompute_locked), so a blocking wait ends. Written under sig_lock.
   bool debug_stop() const { return debug_stop_.load(std::memory_order_seq_cst); }

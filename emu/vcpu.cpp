@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -257,12 +258,21 @@ void Vcpu::set_task(Task* t) {
   if (t != nullptr) proc_.store(&t->proc(), std::memory_order_release);
   task_.store(t, std::memory_order_release);
   run_evicted_.store(false, std::memory_order_relaxed);
+  death_.store(kDeathNone, std::memory_order_relaxed);
+}
+
+void Vcpu::park_for_death() {
+  // Sequentially consistent: the ender reads it, then ends the host process; nothing of this thread runs
+  // from here on but the wait.
+  death_.store(kDeathParked, std::memory_order_seq_cst);
+  while (true) ::pause();
 }
 
 void Vcpu::set_idle(const Process* pool) {
   task_.store(nullptr, std::memory_order_release);
   proc_.store(pool, std::memory_order_release);
   run_evicted_.store(false, std::memory_order_relaxed);
+  death_.store(kDeathNone, std::memory_order_relaxed);
 }
 
 namespace {

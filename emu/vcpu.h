@@ -84,6 +84,19 @@ class Vcpu {
   std::atomic<uint32_t>& run_grant() { return run_grant_; }
   // Set by RunLock::evict when this vCPU's process dies; a recycled vCPU starts anew.
   std::atomic<bool>& run_evicted() { return run_evicted_; }
+  // The end of a process that shares its memory (Process::stop_threads_for_death): the ender asks
+  // (kDeathRequested) and the vCPU's thread answers at its next safe point, a place where it holds no lock
+  // of the shared memory (the top of Task::run's loop, a wait for the run lock): it stores kDeathParked and
+  // waits there for the host to end it. A recycled vCPU starts anew.
+  enum DeathState : uint8_t { kDeathNone, kDeathRequested, kDeathParked };
+  std::atomic<uint8_t>& death() { return death_; }
+  bool death_requested() const { return death_.load(std::memory_order_acquire) == kDeathRequested; }
+  // At a safe point: parks for good if the process is ending, else returns at once.
+  void park_if_dying() {
+    if (death_requested()) park_for_death();
+  }
+  // Answers kDeathParked and waits for the host to end this thread.
+  [[noreturn]] void park_for_death();
   bool has_request(uint32_t bits) const { return requests_.load(std::memory_order_acquire) & bits; }
   // True while the vCPU executes translated code (CodeGate waits for it to be false).
   bool in_code() const { return in_code_.load(std::memory_order_seq_cst); }
@@ -189,6 +202,7 @@ class Vcpu {
   std::atomic<uint32_t> requests_{0};
   std::atomic<uint32_t> run_grant_{0};
   std::atomic<bool> run_evicted_{false};
+  std::atomic<uint8_t> death_{kDeathNone};
   // True while this vCPU executes translated code and notices requests only through a kick: inside
   // uc_emu_start, outside the syscall hook.
   std::atomic<bool> in_code_{false};

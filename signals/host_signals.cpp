@@ -147,6 +147,11 @@ void* intake_main(void* arg) {
     pollfd p{g_intake_fd, POLLIN, 0};
     if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
     in.busy.store(1, std::memory_order_seq_cst);
+    if (proc->dying()) {
+      // The process is ending with its threads parked (emu/process_death.cpp): this one takes nothing more.
+      in.busy.store(0, std::memory_order_seq_cst);
+      while (true) ::pause();
+    }
     const bool go_on = intake_one(*proc, in, set, g_intake_fd >= 0);
     in.busy.store(0, std::memory_order_release);
     if (!go_on) break;

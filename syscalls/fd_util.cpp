@@ -122,6 +122,34 @@ bool is_emulator_thread(int pid, int tid) {
   return n > 0 && strncmp(comm, kEmulatorThreadPrefix, sizeof kEmulatorThreadPrefix - 1) == 0;
 }
 
+bool runs_a64run(const std::string& proc_dir) {
+  struct stat self {
+  }, other{};
+  if (::stat(emu::self_exe_path().c_str(), &self) == 0 && ::stat((proc_dir + "/exe").c_str(), &other) == 0 &&
+      self.st_dev == other.st_dev && self.st_ino == other.st_ino)
+    return true;
+  // A thread's directory (/proc/P/task/T) has no task/ of its own: its thread group's has.
+  const size_t task = proc_dir.find("/task/");
+  const std::string dir = (task == std::string::npos ? proc_dir : proc_dir.substr(0, task)) + "/task";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (const dirent* e = ::readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    char comm[32] = {};
+    const int fd = ::open((dir + "/" + e->d_name + "/comm").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    const ssize_t n = ::read(fd, comm, sizeof comm - 1);
+    ::close(fd);
+    if (n > 0 && strncmp(comm, kEmulatorThreadPrefix, sizeof kEmulatorThreadPrefix - 1) == 0) {
+      found = true;
+      break;
+    }
+  }
+  ::closedir(d);
+  return found;
+}
+
 int emulator_thread_count(int pid) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   DIR* d = ::opendir(dir.c_str());

@@ -25,6 +25,9 @@ void name_emulator_thread(const char* role);
 // Whether host process `pid` runs a64run (this executable), and how many of its threads are a64run's own.
 bool is_a64run_process(int pid);
 int emulator_thread_count(int pid);
+// Whether the process (or thread) at proc_dir ("/proc/123", "/proc/123/task/124") runs an a64run: this
+// executable, or any a64run build (a thread named as name_emulator_thread names them).
+bool runs_a64run(const std::string& proc_dir);
 bool is_emulator_thread(int pid, int tid);
 // The path a host fd refers to (readlink of /proc/self/fd/N), or empty.
 std::string fd_path(int fd);

@@ -1,6 +1,6 @@
 // This file owns what guest paths mean on the host: the -L sysroot, and the /proc files that describe the
 // guest rather than a64run (exe, cmdline, environ, auxv, maps, smaps, stat, status, comm,
-// fdinfo, cpuinfo).
+// fdinfo, cpuinfo). /proc/PID/mem and pagemap are the host's files, served by syscalls/proc_mem.h.
 #pragma once
 
 #include <cstdint>

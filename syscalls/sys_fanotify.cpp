@@ -7,6 +7,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/procfs.h"
 #include "syscalls/sys_fanotify.h"
 
@@ -18,8 +19,13 @@ constexpr uint32_t kFanMarkDontFollow = 0x04;  // FAN_MARK_DONT_FOLLOW
 }  // namespace
 
 // fanotify_init(2): event_f_flags are the open flags of the descriptors events carry.
+// The descriptors its events carry are opened by the host: a /proc/PID/mem one among them is noted when it is
+// first read or written (proc_mem_watch_all).
 SysResult sys_fanotify_init(Task&, uint32_t flags, uint32_t event_f_flags) {
-  return guest::from_host(::syscall(SYS_fanotify_init, flags, guest::host_open_flags(event_f_flags)));
+  const int64_t fd =
+      guest::from_host(::syscall(SYS_fanotify_init, flags, guest::host_open_flags(event_f_flags)));
+  if (fd >= 0) proc_mem_watch_all();
+  return fd;
 }
 
 // fanotify_mark(2): a NULL path marks dirfd itself; a path is the guest's (sysroot, /proc).

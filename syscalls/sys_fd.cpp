@@ -23,6 +23,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/ipc_wait.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -41,10 +42,14 @@ SysResult open_resolved(Task& t, int dirfd, const GuestPath& p, int hflags, uint
   // The open of a FIFO waits for the other side, a device's open may wait, and so may one that breaks a
   // lease: a signal ends each wait, and the open restarts under SA_RESTART.
   const auto name = reinterpret_cast<long>(path.c_str());
-  if (how == nullptr)
-    return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat, dirfd, name, hflags, mode);
-  return signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat2, dirfd, name,
-                                   reinterpret_cast<long>(how), sizeof *how);
+  const int64_t fd =
+      how == nullptr
+          ? signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat, dirfd, name, hflags, mode)
+          : signals::blocking_syscall(t, signals::kERESTARTSYS, SYS_openat2, dirfd, name,
+                                      reinterpret_cast<long>(how), sizeof *how);
+  // Any path may lead to a /proc/PID/mem file (a symlink, "..", another proc mount): the file tells.
+  if (fd >= 0 && !(hflags & (O_PATH | O_DIRECTORY))) proc_mem_note_fd(static_cast<int>(fd));
+  return fd;
 }
 
 // The emulator's descriptors that are open now, sorted (listed from /proc/self/fd).

@@ -11,6 +11,7 @@
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/procfs.h"
 #include "syscalls/sys_fhandle.h"
 
@@ -69,8 +70,10 @@ SysResult sys_open_by_handle_at(Task& t, int mount_fd, uint64_t handle, int flag
              emu::copy_in(t.as(), h.f_handle, handle + kHandleHeader, h.handle_bytes) != 0) {
     hp = kHostFaultAddr;
   }
-  return from_host(
+  const int64_t fd = from_host(
       ::syscall(SYS_open_by_handle_at, mount_fd, hp, guest::host_open_flags(static_cast<uint32_t>(flags))));
+  if (fd >= 0) proc_mem_note_fd(static_cast<int>(fd));
+  return fd;
 }
 
 }  // namespace syscalls

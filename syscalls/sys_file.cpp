@@ -17,6 +17,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/procfs.h"
 
 namespace syscalls {
@@ -43,6 +44,15 @@ SysResult vector_io(Task& t, int fd, uint64_t iov, uint64_t count, bool writing,
   const bool positional =
       nr == SYS_preadv || nr == SYS_pwritev || ((nr == SYS_preadv2 || nr == SYS_pwritev2) && more[0] != -1);
   if (is_reserved_fd(fd)) return -EBADF;
+  if (nr != SYS_vmsplice) {
+    const MemIo io{.write = writing,
+                   .vector = true,
+                   .iov = iov,
+                   .iovcnt = count,
+                   .pos = nr == SYS_readv || nr == SYS_writev ? -1 : more[0],
+                   .flags = static_cast<int>(more[2])};
+    if (const int64_t r = proc_mem_io(t, fd, io); r != kNotProcMem) return r;
+  }
   HostIovecs v;
   if (const int64_t r = v.import(t.as(), iov, count, writing ? PROT_READ : PROT_WRITE); r < 0) {
     return fd_error_first(fd, writing, r, positional);
@@ -56,6 +66,9 @@ template <typename Call>
 SysResult positional_io(Task& t, int fd, uint64_t buf, uint64_t count, int64_t pos, bool writing, Call call) {
   if (pos < 0) return -EINVAL;
   if (is_reserved_fd(fd)) return -EBADF;
+  if (const int64_t r = proc_mem_io(t, fd, {.write = writing, .buf = buf, .count = count, .pos = pos});
+      r != kNotProcMem)
+    return r;
   const HostTransfer b = host_transfer(t.as(), buf, count, writing ? PROT_READ : PROT_WRITE);
   emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
   return from_host(call(static_cast<uint8_t*>(b.ptr), b.len));
@@ -94,13 +107,16 @@ SysResult blocking_fd_call(Task& t, int fd, Call call) {
 int64_t HostIovecs::import(emu::AddressSpace& as, uint64_t addr, uint64_t count, int prot) {
   if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
   count_ = count;
+  total_ = 0;
   if (count == 0) return 0;
   std::array<guest::iovec, 8> small;
   std::vector<guest::iovec> large;
   if (count > small.size()) large.resize(count);
   const std::span<guest::iovec> g(count <= small.size() ? small.data() : large.data(), count);
   if (const int64_t r = emu::copy_in(as, g.data(), addr, g.size_bytes()); r < 0) return r;
-  if (const int64_t r = clamp_iovecs(g); r < 0) return r;
+  const int64_t total = clamp_iovecs(g);
+  if (total < 0) return total;
+  total_ = static_cast<uint64_t>(total);
   // import_iovec: every buffer must pass access_ok before anything moves.
   for (const guest::iovec& v : g) {
     if (!emu::user_range_ok(v.iov_base, v.iov_len)) return -EFAULT;

@@ -29,11 +29,14 @@ class HostIovecs {
   int64_t import(emu::AddressSpace& as, uint64_t addr, uint64_t count, int prot);
   const ::iovec* data() const { return count_ <= inline_.size() ? inline_.data() : heap_.data(); }
   int count() const { return static_cast<int>(count_); }
+  // The guest's lengths added up, as clamped to MAX_RW_COUNT (before any stop at a fault).
+  uint64_t total() const { return total_; }
 
  private:
   std::array<::iovec, 8> inline_{};
   std::vector<::iovec> heap_;
   size_t count_ = 0;
+  uint64_t total_ = 0;
 };
 
 SysResult sys_readv(Task& t, int fd, GuestPtr<const guest::iovec> iov, uint64_t count);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/sys_file.h"
 #include "syscalls/sys_net.h"
 #include "syscalls/sys_poll.h"
@@ -36,6 +38,20 @@ constexpr uint64_t kMaxControl = 1 << 20;
 
 bool fd_ok_for_guest(int fd) {
   return !is_reserved_fd(fd);
+}
+
+// The descriptors a received message installed may be /proc/PID/mem files (syscalls/proc_mem.h).
+void note_received_fds(::msghdr& m) {
+  if (m.msg_control == nullptr) return;
+  for (::cmsghdr* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0)) continue;
+    const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < n; ++i) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(c) + i * sizeof fd, sizeof fd);
+      proc_mem_note_fd(fd);
+    }
+  }
 }
 
 // A guest message as a host msghdr: iovecs into guest memory, the name and control data in local buffers.
@@ -99,6 +115,7 @@ int64_t HostMsg::export_recv(Task& t, uint64_t msg_addr, const guest::msghdr& g)
   if (emu::copy_out(t.as(), msg_addr + offsetof(guest::msghdr, msg_flags), &flags, sizeof flags) != 0)
     return -EFAULT;
   const uint64_t used = msg.msg_control != nullptr ? msg.msg_controllen : 0;
+  note_received_fds(msg);
   if (used > 0) {
     std::vector<uint8_t> out(used);
     guest::cmsgs_to_guest(std::span<const uint8_t>(control_.data(), used), out);

@@ -1,17 +1,22 @@
 // This file implements the calls that look into other processes: process_vm_readv/writev and kcmp, as the
 // host's calls on the host processes behind guest pids (a guest pid is a host pid). The local buffers are
-// checked against this process's guest window (HostIovecs); the remote addresses are guest addresses in a
-// process with this process's window layout (a fork relative, or this process itself), so they are moved
-// by this window's base, and an address outside any window reaches the host as a faulting one.
+// checked against this process's guest window (HostIovecs, or checked copies); the remote addresses are
+// guest addresses of the target's window when it runs a64run (syscalls/proc_mem.h): this process's own (a
+// thread, a CLONE_VM relative) goes to the host call within the guest's mappings and protections, another
+// a64run's through a /proc/PID/mem descriptor at its window's host addresses, and a process that runs no
+// a64run gets them as they are.
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "syscalls/abi/errno.h"
+#include "syscalls/abi/iovec.h"
 #include "syscalls/abi/types.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/sys_file.h"
 #include "syscalls/sys_process_vm.h"
 
@@ -22,19 +27,41 @@ using guest::from_host;
 
 constexpr int kKcmpEpollTfd = 7;  // KCMP_EPOLL_TFD: idx2 points to a struct kcmp_epoll_slot
 
-// The remote vector: guest addresses in this window's layout, moved by its base.
-int64_t remote_iovecs(Task& t, uint64_t remote, uint64_t count, std::vector<::iovec>* out) {
+// iovec_from_user: at most UIO_MAXIOV, copied in, no length negative as ssize_t. Remote addresses are not
+// checked (process_vm_rw_core faults on them as it reaches them).
+int64_t guest_iovecs(Task& t, uint64_t addr, uint64_t count, std::vector<guest::iovec>* out) {
   if (count > static_cast<uint64_t>(guest::kUIO_MAXIOV)) return -EINVAL;
-  std::vector<guest::iovec> g(count);
-  if (count != 0 && emu::copy_in(t.as(), g.data(), remote, count * sizeof(guest::iovec)) != 0) return -EFAULT;
   out->resize(count);
-  const uint64_t window = t.as().size();
-  for (size_t i = 0; i < count; ++i) {
-    const bool inside = g[i].iov_base <= window && g[i].iov_len <= window - g[i].iov_base;
-    (*out)[i].iov_base = inside ? t.as().host(g[i].iov_base) : kHostFaultAddr;
-    (*out)[i].iov_len = g[i].iov_len;
+  if (count != 0 && emu::copy_in(t.as(), out->data(), addr, count * sizeof(guest::iovec)) != 0)
+    return -EFAULT;
+  for (const guest::iovec& v : *out) {
+    if (static_cast<int64_t>(v.iov_len) < 0) return -EINVAL;
   }
   return 0;
+}
+
+// This process's own memory as the remote side: the host stops where the guest's pages end or lack `prot`,
+// as pin_user_pages_remote (no FOLL_FORCE) would, and nothing of the rest is handed on.
+std::vector<::iovec> own_remote(Task& t, const std::vector<guest::iovec>& g, int prot) {
+  std::vector<::iovec> out;
+  for (const guest::iovec& v : g) {
+    if (v.iov_len == 0) {
+      out.push_back({nullptr, 0});
+      continue;
+    }
+    const HostTransfer b = host_transfer(t.as(), v.iov_base, v.iov_len, prot);
+    out.push_back({b.ptr, b.len});
+    if (b.ptr == kHostFaultAddr || b.len < v.iov_len) break;
+  }
+  return out;
+}
+
+// A process that runs no a64run: its addresses are its own.
+std::vector<::iovec> as_given(const std::vector<guest::iovec>& g) {
+  std::vector<::iovec> out;
+  out.reserve(g.size());
+  for (const guest::iovec& v : g) out.push_back({reinterpret_cast<void*>(v.iov_base), v.iov_len});
+  return out;
 }
 
 struct VmRequest {
@@ -42,14 +69,40 @@ struct VmRequest {
   uint64_t local, liovcnt, remote, riovcnt, flags;
 };
 
-// process_vm_rw: flags, the local vector, the remote vector, then the host's call.
+// process_vm_rw: flags, the local vector (a zero total is 0), the remote vector (nothing to copy is 0),
+// then the target, then the copy.
 SysResult process_vm(Task& t, long nr, const VmRequest& q, int local_prot) {
   if (q.flags != 0) return -EINVAL;
   HostIovecs lv;
   if (const int64_t r = lv.import(t.as(), q.local, q.liovcnt, local_prot); r < 0) return r;
-  std::vector<::iovec> rv;
-  if (const int64_t r = remote_iovecs(t, q.remote, q.riovcnt, &rv); r < 0) return r;
-  return from_host(::syscall(nr, q.pid, lv.data(), lv.count(), rv.data(), rv.size(), 0));
+  if (lv.total() == 0) return 0;
+  std::vector<guest::iovec> rv;
+  if (const int64_t r = guest_iovecs(t, q.remote, q.riovcnt, &rv); r < 0) return r;
+  if (std::all_of(rv.begin(), rv.end(), [](const guest::iovec& v) { return v.iov_len == 0; })) return 0;
+  const bool write = nr == SYS_process_vm_writev;
+  MemTarget target;
+  int memfd = -1;
+  if (const int64_t r = classify_pid(q.pid, write, &target, &memfd); r < 0) return r;
+  switch (target.kind) {
+    case MemTargetKind::kOwn: {
+      const std::vector<::iovec> h = own_remote(t, rv, write ? PROT_WRITE : PROT_READ);
+      return from_host(::syscall(nr, ::getpid(), lv.data(), lv.count(), h.data(), h.size(), 0));
+    }
+    case MemTargetKind::kWindow: {
+      std::vector<guest::iovec> local;
+      (void)guest_iovecs(t, q.local, q.liovcnt, &local);  // read and checked by lv.import already
+      (void)guest::clamp_iovecs(local);
+      const int64_t r = window_transfer(t, memfd, target, local, rv, write);
+      ::close(memfd);
+      return r;
+    }
+    case MemTargetKind::kRefused:
+      return -EFAULT;  // an a64run whose window is unknown: as if nothing were mapped there
+    default: {
+      const std::vector<::iovec> h = as_given(rv);
+      return from_host(::syscall(nr, q.pid, lv.data(), lv.count(), h.data(), h.size(), 0));
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // This file implements read and write: the guest buffer is checked, then handed to the host call with the
-// run lock released, since the call may block.
+// run lock released, since the call may block. signalfds, userfaultfds and /proc/PID/mem and pagemap
+// descriptors (syscalls/proc_mem.h) are served by a64run.
 #include "syscalls/sys_rw.h"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include "signals/signalfd.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 #include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
@@ -62,6 +64,7 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
   if (userfaultfd_active()) {
     if (const int64_t r = userfaultfd_read(t, fd, buf.addr, count); r != kNotUserfaultfd) return r;
   }
+  if (const int64_t r = proc_mem_io(t, fd, {.buf = buf.addr, .count = count}); r != kNotProcMem) return r;
   // A buffer whose tail is not writable reads what fits before it (the host stops there, as Linux does).
   const HostTransfer b = host_transfer(t.as(), buf.addr, count, PROT_WRITE);
   auto* p = static_cast<uint8_t*>(b.ptr);
@@ -73,6 +76,9 @@ SysResult sys_read(Task& t, int fd, GuestPtr<uint8_t> buf, uint64_t count) {
 
 SysResult sys_write(Task& t, int fd, GuestPtr<const uint8_t> buf, uint64_t count) {
   if (is_reserved_fd(fd)) return -EBADF;
+  if (const int64_t r = proc_mem_io(t, fd, {.write = true, .buf = buf.addr, .count = count});
+      r != kNotProcMem)
+    return r;
   // A buffer whose tail is not readable writes the readable prefix and returns its length, as on Linux
   // (a pipe, a file); /dev/null takes the whole count without reading it.
   const HostTransfer b = host_transfer(t.as(), buf.addr, count, PROT_READ);

@@ -15,6 +15,7 @@
 #include "signals/slow_core.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/proc_mem.h"
 
 namespace syscalls {
 namespace {
@@ -201,12 +202,40 @@ bool this_process(Task& t, int pid, emu::Task** first) {
   return *first != nullptr || pid == t.proc().host_pid();
 }
 
+// SIGKILL to another process of this memory (a CLONE_VM relative) ends it with its threads at safe points
+// (emu/process_death.cpp): the host's SIGKILL would end them wherever they are, perhaps holding a lock of the
+// emulator's memory that the family shares. True when that is done; false to send the host's signal.
+// `id` is a pid or a thread id; `tgid`, when not 0, the process the thread must belong to (tgkill).
+bool kill_relative(Task& t, int id, int tgid = 0) {
+  if (!t.proc().shares_memory()) return false;
+  bool done = false;
+  t.proc().with_relative(id, [&](emu::Process& p) {
+    if (tgid == 0 || p.host_pid() == tgid) done = p.kill_from_relative();
+  });
+  return done;
+}
+
+// The same for a SIGKILL to a process group (pid 0 or -pgrp) or to every process (-1): the relatives in it
+// first; then, when the caller's own process is in it, its own end is prepared as exit_group's is, so that
+// the host's SIGKILL finds the other threads parked.
+void kill_relatives_in_group(Task& t, int pid) {
+  if (!t.proc().shares_memory()) return;
+  const pid_t own_group = ::getpgrp();
+  const pid_t group = pid == 0 ? own_group : -pid;
+  t.proc().for_each_relative([&](emu::Process& p) {
+    if (pid == -1 || ::getpgid(p.host_pid()) == group) p.kill_from_relative();
+  });
+  if (pid != -1 && group == own_group) t.proc().prepare_death();
+}
+
 }  // namespace
 
 SysResult sys_kill(Task& t, int pid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals) return -EINVAL;
   emu::Task* named = nullptr;
   if (!this_process(t, pid, &named)) {
+    if (sig == guest::kSIGKILL && pid > 0 && kill_relative(t, pid)) return 0;
+    if (sig == guest::kSIGKILL && pid <= 0 && pid != INT32_MIN) kill_relatives_in_group(t, pid);
     const int r = ::kill(pid, sig);
     // A process group the caller is in: on Linux the signal is pending here before kill returns, so it is
     // handled on the way out. The host's reaches the intake thread asynchronously: wait until it has.
@@ -219,7 +248,10 @@ SysResult sys_kill(Task& t, int pid, int sig) {
 
 SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
   if (sig < 0 || sig > signals::kNumSignals || tid <= 0 || tgid <= 0) return -EINVAL;
-  if (tgid != t.proc().host_pid()) return guest::from_host(::syscall(SYS_tgkill, tgid, tid, sig));
+  if (tgid != t.proc().host_pid()) {
+    if (sig == guest::kSIGKILL && kill_relative(t, tid, tgid)) return 0;
+    return guest::from_host(::syscall(SYS_tgkill, tgid, tid, sig));
+  }
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
   if (sig == 0) return 0;
@@ -228,7 +260,10 @@ SysResult sys_tgkill(Task& t, int tgid, int tid, int sig) {
 
 SysResult sys_tkill(Task& t, int tid, int sig) {
   if (tid <= 0) return -EINVAL;
-  if (t.proc().find_thread(tid) == nullptr) return guest::from_host(::syscall(SYS_tkill, tid, sig));
+  if (t.proc().find_thread(tid) == nullptr) {
+    if (sig == guest::kSIGKILL && kill_relative(t, tid)) return 0;
+    return guest::from_host(::syscall(SYS_tkill, tid, sig));
+  }
   return sys_tgkill(t, t.proc().host_pid(), tid, sig);
 }
 
@@ -242,7 +277,10 @@ SysResult sys_rt_sigqueueinfo(Task& t, int pid, int sig, GuestPtr<const guest::s
   si.si_signo = sig;
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && pid != t.tid()) return -EPERM;
   emu::Task* named = nullptr;
-  if (!this_process(t, pid, &named)) return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
+  if (!this_process(t, pid, &named)) {
+    if (sig == guest::kSIGKILL && kill_relative(t, pid)) return 0;
+    return guest::from_host(::syscall(SYS_rt_sigqueueinfo, pid, sig, &si));
+  }
   return sig == 0 ? 0 : signals::send_to_process(t.proc(), si, named);
 }
 
@@ -251,8 +289,10 @@ SysResult sys_rt_tgsigqueueinfo(Task& t, int tgid, int tid, int sig, GuestPtr<co
   guest::siginfo si;
   if (info.read(t.as(), &si) != 0) return -EFAULT;
   si.si_signo = sig;
-  if (tgid != t.proc().host_pid())
+  if (tgid != t.proc().host_pid()) {
+    if (sig == guest::kSIGKILL && kill_relative(t, tid, tgid)) return 0;
     return guest::from_host(::syscall(SYS_rt_tgsigqueueinfo, tgid, tid, sig, &si));
+  }
   if ((si.si_code >= 0 || si.si_code == guest::kSI_TKILL) && tid != t.tid()) return -EPERM;
   emu::Task* target = t.proc().find_thread(tid);
   if (target == nullptr) return -ESRCH;
@@ -283,8 +323,10 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
   guest::siginfo si{};
   if (!info.null() && info.read(t.as(), &si) != 0) return -EFAULT;
   // The pidfd names a host process; for this process a64run queues the signal itself.
-  if (pidfd_target(pidfd) != ::getpid())
+  if (const int target = pidfd_target(pidfd); target != ::getpid()) {
+    if (sig == guest::kSIGKILL && target > 0 && kill_relative(t, target)) return 0;
     return guest::from_host(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
+  }
   if (sig == 0) return 0;
   if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
   si.si_signo = sig;
@@ -301,7 +343,9 @@ SysResult sys_pidfd_open(Task&, int pid, uint32_t flags) {
 SysResult sys_pidfd_getfd(Task&, int pidfd, int targetfd, uint32_t flags) {
   if (is_reserved_fd(pidfd)) return -EBADF;
   if (is_reserved_fd(targetfd) && pidfd_target(pidfd) == ::getpid()) return -EBADF;
-  return guest::from_host(::syscall(SYS_pidfd_getfd, pidfd, targetfd, flags));
+  const int64_t fd = guest::from_host(::syscall(SYS_pidfd_getfd, pidfd, targetfd, flags));
+  if (fd >= 0) proc_mem_note_fd(static_cast<int>(fd));
+  return fd;
 }
 
 SysResult sys_sigaltstack(Task& t, GuestPtr<const guest::stack_t> ss, GuestPtr<guest::stack_t> old) {

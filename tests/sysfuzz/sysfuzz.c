@@ -288,6 +288,8 @@ static void make_fds(struct fuzz* f) {
   put_fd((int)raw4(SYS_openat, AT_FDCWD, "data", O_PATH, 0), FD_OPATH);
   if (f->sleeper > 0) put_fd((int)raw2(SYS_pidfd_open, f->sleeper, 0), FD_PIDFD);
   put_fd((int)raw4(SYS_openat, AT_FDCWD, "/dev/urandom", O_RDONLY, 0), FD_URANDOM);
+  put_fd((int)raw4(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDONLY, 0), FD_PROC_MEM);
+  put_fd((int)raw4(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY, 0), FD_PAGEMAP);
   struct {
     uint32_t events;
     uint32_t pad;

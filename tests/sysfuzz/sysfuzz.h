@@ -49,6 +49,8 @@ enum {
   FD_OPATH,
   FD_PIDFD,
   FD_URANDOM,
+  FD_PROC_MEM,  // /proc/self/mem and pagemap, read-only: reads at any offset, never a write
+  FD_PAGEMAP,
   FD_END
 };
 

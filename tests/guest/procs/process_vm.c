@@ -72,6 +72,26 @@ static void test_process_vm(void) {
   CHECK_ERRNO(process_vm_readv(pid, &ro_local, 1, &remote, 1, 0), EFAULT);
   munmap(ro, 4096);
 
+  // This process itself: the guest's protections hold (no FOLL_FORCE), addresses past its mappings fault,
+  // and a remote vector stops at the first page it cannot use.
+  char* own = mmap(NULL, 3 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(own != MAP_FAILED);
+  memset(own, 'o', 3 * 4096);
+  REQUIRE_SYS(mprotect(own + 4096, 4096, PROT_READ));
+  REQUIRE_SYS(mprotect(own + 2 * 4096, 4096, PROT_NONE));
+  struct iovec mine = {msg, 8};
+  struct iovec ro_remote = {own + 4096, 8}, none_remote = {own + 2 * 4096, 8};
+  struct iovec far_remote = {(void*)(1ull << 46), 8};
+  CHECK_ERRNO(process_vm_writev(getpid(), &mine, 1, &ro_remote, 1, 0), EFAULT);
+  CHECK_EQ(own[4096], 'o');
+  CHECK_ERRNO(process_vm_readv(getpid(), &mine, 1, &none_remote, 1, 0), EFAULT);
+  CHECK_ERRNO(process_vm_readv(getpid(), &mine, 1, &far_remote, 1, 0), EFAULT);
+  struct iovec across = {own + 2 * 4096 - 4, 8};  // 4 readable bytes, then the PROT_NONE page
+  CHECK_EQ(process_vm_readv(getpid(), &mine, 1, &across, 1, 0), 4);
+  struct iovec two[2] = {{own + 4096 - 4, 8}, {own, 4}};  // stops inside the first: the second is not read
+  CHECK_EQ(process_vm_writev(getpid(), &mine, 1, two, 2, 0), 4);
+  munmap(own, 3 * 4096);
+
   write(done[1], "d", 1);
   int status;
   waitpid(pid, &status, 0);

@@ -3,8 +3,9 @@
 // read the file once it has grown (by ftruncate, write or fallocate, from this process or another), and a
 // shrink makes them SIGBUS again. LMDB maps its whole map size over a smaller file and grows the file with
 // pwrite and ftruncate. Checked for MAP_SHARED (writes reach the file) and MAP_PRIVATE (reads see the file,
-// writes stay private), for plain loads and stores, atomics, write(2) from such a buffer (EFAULT), and
-// mappings locked by MAP_LOCKED or mlockall(MCL_FUTURE).
+// writes stay private), for plain loads and stores, atomics, write(2) from such a buffer (EFAULT), after
+// mprotect, mremap and MAP_FIXED over such pages, and for mappings locked by MAP_LOCKED or
+// mlockall(MCL_FUTURE).
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>
@@ -53,16 +54,20 @@ static int faults(volatile char* p, enum Access how, char* value) {
   return 1;
 }
 
-static void check_sigbus(const char* what, volatile char* p, enum Access how) {
+static void check_signal(const char* what, volatile char* p, enum Access how, int sig, int code) {
   char value = 0;
   const int before = check_failures;
   if (CHECK(faults(p, how, &value))) {
     CHECK_EQ(fault_count, 1);
-    CHECK_EQ(last_info.si_signo, SIGBUS);
-    CHECK_EQ(last_info.si_code, BUS_ADRERR);
+    CHECK_EQ(last_info.si_signo, sig);
+    CHECK_EQ(last_info.si_code, code);
     CHECK_EQ((uintptr_t)last_info.si_addr, (uintptr_t)p);
   }
-  if (check_failures != before) fprintf(stderr, "  for: %s (expected SIGBUS)\n", what);
+  if (check_failures != before) fprintf(stderr, "  for: %s (expected signal %d, code %d)\n", what, sig, code);
+}
+
+static void check_sigbus(const char* what, volatile char* p, enum Access how) {
+  check_signal(what, p, how, SIGBUS, BUS_ADRERR);
 }
 
 // The access works and (for a read or an atomic) finds `want`.
@@ -90,7 +95,7 @@ static void check_write_from(int pipe_w, int pipe_r, const char* buf, int works)
 }
 
 // The mapping is one VMA of all its pages in /proc/self/maps, whatever the file's length.
-static void check_maps_line(const char* map) {
+static void check_maps_line(const char* map, long pages) {
   FILE* f = fopen("/proc/self/maps", "r");
   if (!CHECK(f != NULL)) return;
   char line[512];
@@ -99,7 +104,7 @@ static void check_maps_line(const char* map) {
     unsigned long start, end;
     if (sscanf(line, "%lx-%lx", &start, &end) == 2 && start == (uintptr_t)map) {
       found = 1;
-      CHECK_EQ(end - start, kPages * kPage);
+      CHECK_EQ(end - start, pages * kPage);
     }
   }
   fclose(f);
@@ -124,8 +129,8 @@ int main(void) {
   REQUIRE(priv != MAP_FAILED);
   int pipefd[2];
   REQUIRE_SYS(pipe(pipefd));
-  check_maps_line(shared);
-  check_maps_line(priv);
+  check_maps_line(shared, kPages);
+  check_maps_line(priv, kPages);
 
   // One page of file: the first page works, the rest is past the end.
   check_reads("first page, shared", shared + 5, kRead, 'f');
@@ -199,6 +204,42 @@ int main(void) {
     NOTE("fallocate: %s; growth by fallocate not checked", strerror(errno));
   }
 
+  // mprotect covers the pages past the end as well: a read there is SIGBUS, a write to a read-only page
+  // SIGSEGV (the protection is checked first).
+  REQUIRE_SYS(ftruncate(fd, kPage));
+  REQUIRE_SYS(mprotect(shared, kPages * kPage, PROT_READ));
+  check_sigbus("read past the end of a read-only mapping", shared + 2 * kPage + 3, kRead);
+  check_signal("write past the end of a read-only mapping", shared + 2 * kPage + 3, kWrite, SIGSEGV,
+               SEGV_ACCERR);
+  REQUIRE_SYS(mprotect(shared, kPages * kPage, PROT_READ | PROT_WRITE));
+
+  // mremap grows the mapping with the next part of the file, past its end too, and it follows the file.
+  long shared_pages = kPages;
+  char* grown = mremap(shared, kPages * kPage, 6 * kPage, MREMAP_MAYMOVE);
+  if (CHECK(grown != MAP_FAILED)) {
+    shared = grown;
+    shared_pages = 6;
+    check_maps_line(shared, 6);
+    check_reads("first page after mremap", shared + 5, kRead, 'f');
+    check_sigbus("read of page 5 after mremap", shared + 5 * kPage + 7, kRead);
+    REQUIRE_SYS(ftruncate(fd, 6 * kPage));
+    check_reads("write to page 5 after the file grew", shared + 5 * kPage + 7, kWrite, 0);
+    CHECK_EQ(file_byte(fd, 5 * kPage + 7), 'w');
+  }
+
+  // MAP_FIXED over pages past the end: an anonymous mapping there reads zeros whatever the file's length;
+  // the file mapped again there follows the file.
+  REQUIRE_SYS(ftruncate(fd, kPage));
+  char* over =
+      mmap(shared + 2 * kPage, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+  if (CHECK(over == shared + 2 * kPage)) check_reads("anonymous page over the file mapping", over, kRead, 0);
+  over = mmap(shared + 2 * kPage, kPage, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 2 * kPage);
+  if (CHECK(over == shared + 2 * kPage)) {
+    check_sigbus("file page mapped again over it, past the end", over + 9, kRead);
+    REQUIRE_SYS(ftruncate(fd, 3 * kPage));
+    check_reads("file page mapped again over it, after growth", over + 9, kRead, 0);
+  }
+
   // Locked mappings of the short file: Linux locks them and leaves the pages past the end unpopulated
   // (mm_populate ignores the fault), so the mmap succeeds and those pages still give SIGBUS.
   REQUIRE_SYS(ftruncate(fd, kPage));
@@ -219,7 +260,7 @@ int main(void) {
     NOTE("mlockall(MCL_FUTURE): %s; a mapping made under it not checked", strerror(errno));
   }
 
-  CHECK_SYS(munmap(shared, kPages * kPage));
+  CHECK_SYS(munmap(shared, shared_pages * kPage));
   CHECK_SYS(munmap(priv, kPages * kPage));
   close(fd);
   return check_done();

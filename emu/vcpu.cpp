@@ -406,12 +406,11 @@ void Vcpu::set_direct_memory(bool on) {
 // Runs in the signal handler, on the faulting thread: nothing here takes a lock or allocates. A fault is the
 // guest's when the thread runs a vCPU whose engine's layout checked out (its translations touch only the CPU
 // state, their stack frame and the window, straight or through softmmu TLB entries that point into it), the
-// PC lies in that engine's code buffer and the address in the window or the guard page after it (case (b) of
-// emu/host_fault.cpp's invariant). On the softmmu path the fill hook refuses what the guest may not touch,
-// so a host fault there comes from a page that changed under a TLB entry (a file that shrank since the
-// fill), and ends as the fault it would have been: in translated code (the fast path), or inside one of
-// the load and store helpers its slow path calls, which say where in translated code they were called
-// from (emu/helper_faults.cpp).
+// PC lies in that engine's code buffer (or in a load, store or atomic helper that translated code called,
+// which marks the thread with its return address into that code: emu/helper_faults.cpp) and the address in
+// the window or the guard page after it (case (b) of emu/host_fault.cpp's invariant). The fill hook refuses
+// what the guest may not touch, so a host fault through a TLB entry comes from a page that changed under it
+// (a file that shrank since the fill), and ends as the fault it would have been.
 __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int sig, const siginfo_t& si,
                                                                              const ucontext_t& ctx) {
   Vcpu* self = t_running;

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -30,12 +31,8 @@ constexpr int kGuestProtBti = 0x10;  // arm64 PROT_BTI: accepted, not enforced
 constexpr int kReserveFlags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED;
 constexpr uintptr_t kWindowAlign = uintptr_t{1} << 30;
 
-int host_prot_for(int prot, uint32_t vflags) {
-  // Private and anonymous pages stay host read-write: guest permissions are enforced by the TLB fill hook.
-  // A shared file mapping must not ask the host for more than the file was opened for.
-  if ((vflags & kVmaShared) && !(vflags & kVmaAnon)) return PROT_READ | (prot & PROT_WRITE);
-  return PROT_READ | PROT_WRITE;
-}
+// A transparent huge page (x86-64's PMD size): the smallest mapping that can hold one.
+constexpr uint64_t kThpSize = uint64_t{2} << 20;
 
 bool same_kind(const Vma& a, const Vma& b) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
@@ -45,29 +42,48 @@ bool same_kind(const Vma& a, const Vma& b) {
 
 }  // namespace
 
+bool guest_huge_pages() {
+  static const bool on = [] {
+    const char* v = std::getenv("A64RUN_SMALL_PAGES");
+    return v == nullptr || std::strcmp(v, "0") == 0;
+  }();
+  return on;
+}
+
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
-  // The base is aligned to 1 GiB, so a guest address aligned for huge pages (2 MiB, 1 GiB) is aligned on the
-  // host too: the slack around the aligned window goes back at once.
-  void* p =
-      ::mmap(nullptr, size + kWindowAlign, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-  if (p == MAP_FAILED) {
-    *error =
-        fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
-    return nullptr;
+  // Low, if the host leaves the range free: translated code then reaches base + address through the 32-bit
+  // displacement of the load or store itself (emu/direct_memory.cpp). a64run's own heap usually lies below it
+  // (the kernel puts the break anywhere in the GiB after the image: sometimes past 1 GiB), and glibc's
+  // allocator maps elsewhere once its break meets the window. Elsewhere, the base is aligned to
+  // 1 GiB (kLowBase is too), so a guest address aligned for huge pages (2 MiB, 1 GiB) is aligned on the host
+  // too: the slack around the aligned window goes back at once. The guard follows the window in both cases.
+  constexpr int kReserve = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  static_assert(kLowBase % kWindowAlign == 0, "the low window is aligned for huge pages");
+  void* const low = reinterpret_cast<void*>(kLowBase);
+  void* p = ::mmap(low, size + kGuardSize, PROT_NONE, kReserve | MAP_FIXED_NOREPLACE, -1, 0);
+  if (p != MAP_FAILED && p != low) ::munmap(p, size + kGuardSize);  // a kernel that took it as a hint
+  if (p != low) {
+    p = ::mmap(nullptr, size + kGuardSize + kWindowAlign, PROT_NONE, kReserve, -1, 0);
+    if (p == MAP_FAILED) {
+      *error =
+          fmt::format("cannot reserve {} GiB for the guest address space: {}", size >> 30, strerror(errno));
+      return nullptr;
+    }
+    const auto raw = reinterpret_cast<uintptr_t>(p);
+    const uintptr_t base = (raw + kWindowAlign - 1) & ~(kWindowAlign - 1);
+    if (base > raw) ::munmap(p, base - raw);
+    if (raw + kWindowAlign > base)
+      ::munmap(reinterpret_cast<void*>(base + size + kGuardSize), raw + kWindowAlign - base);
+    p = reinterpret_cast<void*>(base);
   }
-  const auto raw = reinterpret_cast<uintptr_t>(p);
-  const uintptr_t base = (raw + kWindowAlign - 1) & ~(kWindowAlign - 1);
-  if (base > raw) ::munmap(p, base - raw);
-  if (raw + kWindowAlign > base) ::munmap(reinterpret_cast<void*>(base + size), raw + kWindowAlign - base);
-  p = reinterpret_cast<void*>(base);
   auto as = std::unique_ptr<AddressSpace>(new AddressSpace(static_cast<uint8_t*>(p), size));
   as->mmap_top_ = size;
   return as;
 }
 
 AddressSpace::~AddressSpace() {
-  ::munmap(base_, size_);
+  ::munmap(base_, size_ + kGuardSize);
 }
 
 bool AddressSpace::overlaps_locked(uint64_t start, uint64_t end) const {
@@ -142,7 +158,7 @@ void AddressSpace::release_host_locked(uint64_t start, uint64_t end) {
 int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, uint32_t vflags,
                                        const MapSource& src) {
   const uint64_t end = addr + len;
-  const int hprot = host_prot_for(prot, vflags);
+  const int hprot = host_prot(prot);
   uint64_t past_eof = UINT64_MAX;
   if (src.host_fd < 0) {
     const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
@@ -151,6 +167,11 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     const int kind = src.huge_shift != 0 ? MAP_HUGETLB | (src.huge_shift << MAP_HUGE_SHIFT) : MAP_NORESERVE;
     if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | kind | MAP_FIXED, -1, 0) == MAP_FAILED)
       return -errno;
+    // Large private memory on huge pages (docs/memory.md): a guest's big arrays and heaps miss the host's
+    // TLB far less, and a first touch costs one fault per 2 MiB. The guest's own MADV_NOHUGEPAGE still
+    // reaches the host (madvise below); the host refusing is no error (transparent_hugepage "never").
+    if (share == MAP_PRIVATE && src.huge_shift == 0 && len >= kThpSize && guest_huge_pages())
+      (void)::madvise(host(addr), len, MADV_HUGEPAGE);
   } else {
     // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
     // fill hook refuses them), where a host mapping would raise SIGBUS in the emulator itself.
@@ -273,9 +294,9 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   split_at_locked(end);
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
     Vma& v = it->second;
-    const int hprot = host_prot_for(prot, v.flags);
+    const int hprot = host_prot(prot);
     const uint64_t backed_end = std::min(v.end, v.file_end);
-    if (hprot != host_prot_for(v.prot, v.flags) && backed_end > v.start &&
+    if (hprot != host_prot(v.prot) && backed_end > v.start &&
         ::mprotect(host(v.start), backed_end - v.start, hprot) != 0)
       return -errno;
     if ((v.prot & PROT_EXEC) && v.fetched && prot != v.prot) {
@@ -462,11 +483,14 @@ int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
     return err;
   }
   if (copied) {
-    // Fallback: copy private anonymous contents (the two ranges are disjoint).
+    // Fallback: copy private anonymous contents (the two ranges are disjoint; the source is made readable
+    // for the copy: it is going away or becomes zero-fill).
     if (::mmap(host(dest), old_len, PROT_READ | PROT_WRITE, kReserveFlags & ~MAP_NORESERVE, -1, 0) ==
-        MAP_FAILED)
+            MAP_FAILED ||
+        ::mprotect(host(old_addr), old_len, PROT_READ) != 0)
       return -errno;
     memcpy(host(dest), host(old_addr), old_len);
+    ::mprotect(host(dest), old_len, host_prot(v.prot));
   }
   Vma nv = v;
   nv.start = dest;
@@ -480,8 +504,7 @@ int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
   } else if (copied) {
     // The old range stays mapped and reads as zero-fill from now on, as Linux (and the host's DONTUNMAP)
     // does.
-    if (::mmap(host(old_addr), old_len, PROT_READ | PROT_WRITE, kReserveFlags, -1, 0) == MAP_FAILED)
-      return -errno;
+    if (::mmap(host(old_addr), old_len, host_prot(v.prot), kReserveFlags, -1, 0) == MAP_FAILED) return -errno;
   }
   if (rm.new_len > old_len) {
     src.host_fd = ext_fd;
@@ -686,7 +709,7 @@ bool AddressSpace::grow_down_locked(uint64_t addr) {
   const uint64_t new_start = page_down(addr);
   if (v.end - new_start > kMaxStackGrowth) return false;
   if (it != vmas_.begin() && std::prev(it)->second.end + kStackGuardGap > new_start) return false;
-  if (::mmap(host(new_start), v.start - new_start, PROT_READ | PROT_WRITE,
+  if (::mmap(host(new_start), v.start - new_start, host_prot(v.prot),
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
     return false;
   Vma grown = v;

@@ -1,6 +1,8 @@
 // AddressSpace owns a guest process's virtual memory: the reserved host window and the list of VMAs.
 #pragma once
 
+#include <sys/mman.h>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -80,16 +82,35 @@ struct MapSource {
   uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
+// True unless A64RUN_SMALL_PAGES=1: private anonymous guest mappings of at least 2 MiB ask the host for
+// transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always".
+bool guest_huge_pages();
+
+// The host protection of a guest page with protection `prot`: the guest's own, so that translated code
+// that loads and stores straight to the window (emu/direct_memory.cpp) faults where the guest's access would.
+// The host cannot give less than x86 pages have: executable pages are readable, writable ones too (so are
+// arm64 Linux's).
+constexpr int host_prot(int prot) {
+  return (prot & (PROT_READ | PROT_WRITE)) | ((prot & (PROT_EXEC | PROT_WRITE)) ? PROT_READ : 0);
+}
+
 // The guest address space. Guest address g lives at host address base()+g inside one reserved host window,
 // so no guest address can reach the emulator's own memory. Pages outside any VMA are PROT_NONE reservation
-// on the host; pages inside a VMA are host-accessible (private ones always read-write) and guest permissions
-// are enforced by the vCPU's TLB fill hook and by the checked copies in guest_mem.h.
+// on the host; pages inside a VMA have the guest's permissions on the host too (host_prot), checked again
+// by the vCPU's TLB fill hook for accesses through the softmmu TLB and by the checked copies in guest_mem.h.
+// A PROT_NONE guard of kGuardSize bytes follows the window: translated code clamps every address past the
+// window to its end, and the guard makes that access fault.
 //
 // Locking: mu_ guards the VMA list. Mutations take it exclusively; lookups (TLB fill, copy_in/copy_out) take
 // it shared and must not block while holding it. A copy holds it shared for its duration so that another
 // thread cannot unmap the pages under it.
 class AddressSpace {
  public:
+  static constexpr uint64_t kGuardSize = uint64_t{64} * 1024;
+  // Where the window goes when the host allows: below 2 GiB, so that a host address base + g is a 32-bit
+  // displacement from g.
+  static constexpr uintptr_t kLowBase = 0x40000000;
+
   // Reserves a window of `size` bytes (rounded to pages). Returns nullptr and sets *error on failure.
   static std::unique_ptr<AddressSpace> create(uint64_t size, std::string* error);
   ~AddressSpace();

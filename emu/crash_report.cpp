@@ -17,7 +17,7 @@ std::string disassemble_around(Vcpu& cpu, uint64_t pc, int before, int after) {
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return "  (capstone unavailable)\n";
   std::string out;
-  AddressSpace& as = cpu.task()->as();
+  AddressSpace& as = cpu.as();
   for (int i = -before; i <= after; ++i) {
     const uint64_t addr = pc + static_cast<uint64_t>(static_cast<int64_t>(i) * 4);
     uint32_t word = 0;
@@ -93,9 +93,20 @@ bool read_named_reg(Vcpu& cpu, const char* name, uint64_t* out) {
 
 }  // namespace
 
+namespace {
+
+// Linux reports a data address without its tag (TBI: bits 63-56 become copies of bit 55), as the engine
+// may have accessed it with the tag.
+uint64_t untagged(uint64_t addr) {
+  return static_cast<uint64_t>(static_cast<int64_t>(addr << 8) >> 8);
+}
+
+}  // namespace
+
 uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
+  page_hint = untagged(page_hint);
   uint32_t word = 0;
-  if (copy_in(cpu.task()->as(), &word, pc, 4) != 0) return page_hint;
+  if (copy_in(cpu.as(), &word, pc, 4) != 0) return page_hint;
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return page_hint;
   cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
@@ -115,9 +126,9 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
         if (op.shift.type == ARM64_SFT_LSL) index <<= op.shift.value;
       }
       const uint64_t addr =
-          (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp);
-      // The decoded address must fall in the refused page (Unicorn's fill granule is 1 KiB).
-      if ((addr & ~uint64_t{0x3ff}) == (page_hint & ~uint64_t{0x3ff}) || page_hint == 0) result = addr;
+          untagged((d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp));
+      // The decoded address must fall in the refused page.
+      if ((addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0) result = addr;
       // An access straddling into the refused page faults at the page start, as on Linux.
       else if (addr < page_hint && page_hint - addr < 64)
         result = page_hint;

@@ -1,17 +1,8 @@
-// This file implements guest memory accesses that survive a fault: the routines, their fixups and the
-// SIGSEGV/SIGBUS handler that moves a fault to them.
+// This file implements guest memory accesses that survive a fault: the routines and their fixups, to which
+// the SIGSEGV/SIGBUS handler (emu/host_fault.cpp) moves a fault.
 #include "emu/fault_access.h"
 
-#include <signal.h>
-#include <sys/syscall.h>
 #include <ucontext.h>
-#include <unistd.h>
-
-#include <atomic>
-#include <cerrno>
-
-#include "signals/host_signals.h"
-#include "signals/safe_syscall.h"
 
 // Each routine faults, if at all, at its `_insn` label, and resumes at its `_fixup` label:
 // - a64run_fault_copy(dst, src, n): rep movsb, whose registers are exact at a fault (rcx the bytes left);
@@ -85,72 +76,23 @@ extern const char a64run_fault_cas32_insn[], a64run_fault_cas32_fixup[];
 namespace emu {
 namespace {
 
-struct KernelSigaction {
-  uint64_t handler;
-  uint64_t flags;
-  uint64_t restorer;
-  uint64_t mask;
-};
-
 // Each faulting instruction and where it resumes.
 const char* const kFixups[][2] = {{a64run_fault_copy_insn, a64run_fault_copy_fixup},
                                   {a64run_fault_load32_insn, a64run_fault_load32_fixup},
                                   {a64run_fault_cas32_insn, a64run_fault_cas32_fixup}};
 
-// The handlers that were there before (a sanitizer's, or SIG_DFL), by signal: SIGSEGV 0, SIGBUS 1.
-KernelSigaction g_previous[2];
-std::atomic<bool> g_installed{false};
+}  // namespace
 
-// A raw handler: it reads the frame and the table, and calls nothing but the previous handler.
-__attribute__((no_sanitize("thread", "address"))) void on_fault(int sig, siginfo_t* si, void* ctx) {
-  auto* uc = static_cast<ucontext_t*>(ctx);
+// From the SIGSEGV/SIGBUS handler (emu/host_fault.cpp): it reads the frame and the table, nothing else.
+__attribute__((no_sanitize("thread", "address"))) bool take_fault_access_fixup(ucontext_t* uc) {
   greg_t& pc = uc->uc_mcontext.gregs[REG_RIP];
-  // Sent, not a fault (kill, sigqueue, tgkill from elsewhere): the guest's, through the intake thread.
-  if (si->si_code <= 0) {
-    const int saved_errno = errno;
-    signals::forward_to_intake(*si);
-    errno = saved_errno;
-    return;
-  }
   for (const auto& f : kFixups) {
     if (reinterpret_cast<const char*>(pc) == f[0]) {
       pc = reinterpret_cast<greg_t>(f[1]);
-      return;
+      return true;
     }
   }
-  // A fault in a64run itself: the handler before this one decides, or the default action (the instruction
-  // faults again on the way back, and ends the process with the signal).
-  const KernelSigaction& prev = g_previous[sig == SIGSEGV ? 0 : 1];
-  if (prev.handler != reinterpret_cast<uint64_t>(SIG_DFL) &&
-      prev.handler != reinterpret_cast<uint64_t>(SIG_IGN)) {
-    if (prev.flags & SA_SIGINFO) {
-      reinterpret_cast<void (*)(int, siginfo_t*, void*)>(prev.handler)(sig, si, ctx);
-    } else {
-      reinterpret_cast<void (*)(int)>(prev.handler)(sig);
-    }
-    return;
-  }
-  const KernelSigaction dfl{reinterpret_cast<uint64_t>(SIG_DFL), 0, 0, 0};
-  ::syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof dfl.mask);
-}
-
-}  // namespace
-
-void install_fault_handler() {
-  if (g_installed.exchange(true)) return;
-  for (int i = 0; i < 2; ++i) {
-    const int sig = i == 0 ? SIGSEGV : SIGBUS;
-    ::syscall(SYS_rt_sigaction, sig, nullptr, &g_previous[i], sizeof g_previous[i].mask);
-    KernelSigaction sa = g_previous[i];
-    sa.handler = reinterpret_cast<uint64_t>(&on_fault);
-    // The previous handler's restorer and flags stay (SA_ONSTACK, for a sanitizer's stack overflow report).
-    sa.flags |= SA_SIGINFO;
-    if (!(sa.flags & 0x04000000 /* SA_RESTORER */)) {
-      sa.flags |= 0x04000000;
-      sa.restorer = signals::raw_restorer();
-    }
-    ::syscall(SYS_rt_sigaction, sig, &sa, nullptr, sizeof sa.mask);
-  }
+  return false;
 }
 
 size_t fault_copy(void* dst, const void* src, size_t n) {

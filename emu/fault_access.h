@@ -2,18 +2,19 @@
 // when the emulator touches it (a file mapping whose file was truncated since: SIGBUS; a page another thread
 // unmaps between the check and the access: SIGSEGV). Linux's copy_from_user and futex word accesses return
 // EFAULT then, so these do too. Each routine's one faulting instruction has a fixup (fault_access.cpp): the
-// SIGSEGV and SIGBUS handler moves a fault there to the fixup, and passes every other fault on to the
-// handler that was installed before it (a sanitizer's), or to the default action: a fault in a64run's own
-// code still ends it loudly.
+// SIGSEGV and SIGBUS handler (emu/host_fault.h) moves a fault there to the fixup.
 #pragma once
+
+#include <ucontext.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace emu {
 
-// Installs the SIGSEGV and SIGBUS handler (once per process; fork children keep it).
-void install_fault_handler();
+// For the SIGSEGV/SIGBUS handler: when the fault's PC is one of the routines' faulting instructions, moves it
+// to that routine's fixup and returns true. Reads nothing but the frame (a raw handler's rules).
+bool take_fault_access_fixup(ucontext_t* uc);
 
 // Copies n bytes; returns how many were not copied (0: all), from the first byte that faulted.
 size_t fault_copy(void* dst, const void* src, size_t n);

@@ -101,9 +101,10 @@ std::string map_segments(AddressSpace& as, int fd, const std::string& path, cons
       MapSource src{fd, page_down(s.offset), st.st_dev, st.st_ino, path};
       const int64_t r = as.mmap(start, page_up(file_end) - start, s.prot, MAP_PRIVATE | MAP_FIXED, src);
       if (r < 0) return fmt::format("cannot map segment at {:#x}: {}", start, strerror(static_cast<int>(-r)));
-      // The rest of the last file page belongs to .bss: zero it (host pages of private mappings are
-      // writable).
-      if (s.memsz > s.filesz && (file_end & kPageMask))
+      // The rest of the last file page belongs to .bss: zero it. Linux's loader (padzero) cannot in a
+      // segment that is not writable and leaves the file's bytes there; the host page is not writable
+      // either.
+      if (s.memsz > s.filesz && (file_end & kPageMask) && (s.prot & PROT_WRITE))
         memset(as.host(file_end), 0, page_up(file_end) - file_end);
     }
     const uint64_t anon_start = s.filesz > 0 ? page_up(file_end) : start;

@@ -29,6 +29,8 @@
 
 #include <cstdint>
 
+#include "emu/direct_memory.h"
+
 namespace emu {
 namespace {
 
@@ -82,8 +84,11 @@ void __wrap_tcg_gen_qemu_st_i32_aarch64(void* s, uintptr_t val, uintptr_t addr, 
   __real_tcg_gen_mb_aarch64(s, emu::kBarSc | emu::kMoAll);
 }
 
+// The translator's stores (translate-a64.c stores only through the 64-bit form), direct or through the
+// softmmu path (emu/direct_memory.cpp), then a release store's fence.
 void __wrap_tcg_gen_qemu_st_i64_aarch64(void* s, uintptr_t val, uintptr_t addr, uintptr_t idx, int memop) {
-  __real_tcg_gen_qemu_st_i64_aarch64(s, val, addr, idx, memop);
+  if (!emu::emit_direct_store(s, val, addr, memop))
+    __real_tcg_gen_qemu_st_i64_aarch64(s, val, addr, idx, memop);
   if (!emu::t_release_pending) return;
   emu::t_release_pending = false;
   __real_tcg_gen_mb_aarch64(s, emu::kBarSc | emu::kMoAll);

@@ -277,7 +277,9 @@ void Task::deliver_fault_signal(const StopInfo& stop) {
   const uint64_t pc = cpu_->pc();
   if (stop.kind == StopKind::kFault) {
     const bool fetch = stop.access == PROT_EXEC;
-    const uint64_t addr = fetch ? pc : exact_fault_address(*cpu_, pc, stop.fault_addr);
+    // A host fault's address is exact already (Vcpu::classify_host_fault); a softmmu fault gives the page.
+    uint64_t addr = pc;
+    if (!fetch) addr = stop.exact ? stop.fault_addr : exact_fault_address(*cpu_, pc, stop.fault_addr);
     si.si_signo = stop.past_eof ? guest::kSIGBUS : guest::kSIGSEGV;
     si.si_code = stop.past_eof ? guest::kBUS_ADRERR : stop.mapped ? guest::kSEGV_ACCERR : guest::kSEGV_MAPERR;
     si.fields.sigfault.addr = addr;

@@ -13,9 +13,14 @@
 #include "emu/block_exit.h"
 #include "emu/code_buffer.h"
 #include "emu/code_gate.h"
+#include "emu/crash_report.h"
+#include "emu/direct_memory.h"
+#include "emu/fp_fast.h"
+#include "emu/host_fault.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
 #include "emu/task.h"
+#include "emu/tb_lookup.h"
 #include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -38,6 +43,9 @@ constexpr uint64_t kTlbGrowNsPerEntry = 1000;
 constexpr uint64_t kTlbInitialEntries = 256;       // QEMU's CPU_TLB_DYN_DEFAULT_BITS
 constexpr uint64_t kTlbMaxEntries = 1u << 22;      // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 32ull << 20;  // Unicorn clears all of it on every flush
+// Host faults in a row that the address space allows when they are looked at (another thread changed the
+// page meanwhile, or a stack grew): the access runs again. More means the host pages disagree with the VMAs.
+constexpr uint32_t kMaxHostRetries = 16;
 
 // Two fields of Unicorn 2.1.1's private struct uc_struct (include/uc_priv.h), at the offsets Debian's build
 // uses (objdump of uc_emu_stop and check_exit_request_aarch64 in libunicorn.a): stop_request, and
@@ -94,6 +102,11 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
   // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
   kicks_ = enable_exact_kicks(uc_);
+  host_faults_ok_ = prepare_direct_memory(uc_, &direct_ok_);
+  direct_ = direct_ok_;
+  if (host_faults_ok_) install_host_fault_handler();  // a guest access that faults in the host is the guest's
+  (void)prepare_tb_lookup();
+  (void)prepare_fp_fast();
   if (!kicks_)
     check(uc_hook_add(uc_, &h, UC_HOOK_BLOCK, reinterpret_cast<void*>(&Vcpu::on_block), this, 1, 0),
           "uc_hook_add(BLOCK)");
@@ -373,6 +386,93 @@ bool Vcpu::running_stops_by_kick(const void* uc) {
   return t_running != nullptr && t_running->uc_ == uc && t_running->kicks_;
 }
 
+bool Vcpu::running_direct_window(const void* tcg_ctx, DirectWindow* w) {
+  const Vcpu* self = t_running;
+  if (self == nullptr || !self->direct_ || engine_tcg_context(self->uc_) != tcg_ctx) return false;
+  w->base = self->as_.base();
+  w->size = self->as_.size();
+  return true;
+}
+
+void Vcpu::set_direct_memory(bool on) {
+  on = on && direct_ok_;
+  if (on == direct_) return;
+  direct_ = on;
+  check(uc_ctl_flush_tb(uc_), "uc_ctl_flush_tb");
+}
+
+// Runs in the signal handler, on the faulting thread: nothing here takes a lock or allocates. A fault is the
+// guest's when the thread runs a vCPU whose engine's layout checked out (its translations touch only the CPU
+// state, their stack frame and the window, straight or through softmmu TLB entries that point into it), the
+// PC lies in that engine's code buffer and the address in the window or the guard page after it (case (b) of
+// emu/host_fault.cpp's invariant). On the softmmu path the fill hook refuses what the guest may not touch,
+// so a host fault there comes from a page that changed under a TLB entry (a file another process
+// truncated), and ends as the fault it would have been.
+__attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int sig, const siginfo_t& si,
+                                                                             const ucontext_t& ctx) {
+  Vcpu* self = t_running;
+  if (self == nullptr || !self->host_faults_ok_) return;
+  const auto host = reinterpret_cast<uintptr_t>(si.si_addr);
+  const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
+  if (host < base || host - base >= self->as_.size() + AddressSpace::kGuardSize) return;
+  const auto pc = static_cast<uintptr_t>(ctx.uc_mcontext.gregs[REG_RIP]);
+  if (!in_code_buffer(self->uc_, pc)) return;
+  constexpr greg_t kPfWrite = 2;  // x86 page-fault error code: the access was a write
+  self->fault_ = StopInfo{};
+  self->fault_.kind = StopKind::kFault;
+  self->fault_.fault_addr = host - base;
+  self->fault_.access = (ctx.uc_mcontext.gregs[REG_ERR] & kPfWrite) ? PROT_WRITE : PROT_READ;
+  self->fault_.host_signal = sig;
+  leave_faulting_code(self->uc_, pc, &ctx.uc_sigmask);
+}
+
+__attribute__((no_sanitize("thread", "address"))) bool Vcpu::running_window_address(uintptr_t host,
+                                                                                    uint64_t* guest) {
+  const Vcpu* self = t_running;
+  if (self == nullptr) return false;
+  const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
+  if (host < base || host - base >= self->as_.size()) return false;
+  *guest = host - base;
+  return true;
+}
+
+// The address the guest gets for a host fault, and its kind. In the window the host's address is exact
+// (an access straddling into a refused page faults at that page's start, as on Linux); past the window's
+// end the access was clamped to the guard page, and the address the instruction formed is decoded from it
+// (Linux reports it without its tag byte). The permission is looked up now: if the address space allows the
+// access by now (another thread mapped the page, a MAP_GROWSDOWN stack grew here), it runs again.
+bool Vcpu::classify_host_fault() {
+  StopInfo& f = fault_;
+  f.exact = true;
+  if (f.fault_addr >= as_.size()) {
+    constexpr uint64_t kMaxAccess = 16;
+    const uint64_t formed = exact_fault_address(*this, pc(), 0);
+    const auto untagged = static_cast<uint64_t>(static_cast<int64_t>(formed << 8) >> 8);
+    const bool straddles = untagged < as_.size() && as_.size() - untagged <= kMaxAccess;
+    f.fault_addr = straddles ? as_.size() : untagged;
+    return true;
+  }
+  if (f.host_signal == SIGBUS) {  // a shared file shrank under its mapping: Linux's SIGBUS too
+    f.past_eof = true;
+    return true;
+  }
+  bool past_eof = false;
+  const int prot = as_.page_prot(f.fault_addr, &past_eof);
+  const int allowed = host_prot(prot < 0 ? 0 : prot);
+  if ((allowed & f.access) && !past_eof) {
+    if (++host_retries_ > kMaxHostRetries) {
+      fmt::print(stderr, "a64run: internal error: the host refuses a {} of {:#x} that the guest may make\n",
+                 f.access == PROT_WRITE ? "write" : "read", f.fault_addr);
+      abort();
+    }
+    return false;
+  }
+  host_retries_ = 0;
+  f.past_eof = (allowed & f.access) && past_eof;
+  f.mapped = prot >= 0 && !f.past_eof;
+  return true;
+}
+
 void Vcpu::engine_starting(const void* uc) {
   Vcpu* self = t_running;
   if (self == nullptr || self->uc_ != uc) return;
@@ -408,6 +508,10 @@ StopInfo Vcpu::run() {
   if (err == UC_ERR_OK && stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;  // a kick
   if (err != UC_ERR_OK && (stop_.kind == StopKind::kNone || stop_.kind == StopKind::kRequest)) {
     if (fault_.kind == StopKind::kFault) {
+      if (fault_.host_signal != 0 && !classify_host_fault()) {
+        stop_.kind = StopKind::kRequest;  // allowed now: the access runs again
+        return finish_request_stop();
+      }
       stop_ = fault_;
     } else {
       stop_.kind = StopKind::kFault;

@@ -4,12 +4,16 @@
 
 #include <unicorn/unicorn.h>
 
+#include <signal.h>
+#include <ucontext.h>
+
 #include <atomic>
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "emu/address_space.h"
+#include "emu/direct_memory.h"
 
 namespace emu {
 
@@ -34,6 +38,8 @@ struct StopInfo {
   int access = 0;           // for kFault: PROT_READ, PROT_WRITE or PROT_EXEC
   bool mapped = false;      // for kFault: the page exists but lacks the permission (SEGV_ACCERR)
   bool past_eof = false;    // for kFault: a file mapping's page past the end of the file (SIGBUS)
+  bool exact = false;       // for kFault: fault_addr is the accessed byte itself (a host fault), not a page
+  int host_signal = 0;      // for kFault: SIGSEGV or SIGBUS when a direct access faulted in the host
   uint32_t intno = 0;       // for exceptions
   bool watched = false;     // for kFault: refused because the debugger watches the page (gdb/watch.cpp)
 };
@@ -95,6 +101,7 @@ class Vcpu {
   // True while the vCPU executes translated code (CodeGate waits for it to be false).
   bool in_code() const { return in_code_.load(std::memory_order_seq_cst); }
 
+  AddressSpace& as() const { return as_; }
   uint64_t x(int n) const;  // x0..x30
   void set_x(int n, uint64_t v);
   uint64_t reg(int uc_reg) const;
@@ -119,6 +126,25 @@ class Vcpu {
   static const void* running_engine();
   // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
   static bool running_stops_by_kick(const void* uc);
+
+  // Direct guest memory access (emu/direct_memory.cpp): this vCPU's translations load and store at the
+  // window's base + address, not through the softmmu TLB and its fill hook. On when the engine's layout
+  // checked out and A64RUN_SOFTMMU is not set. Turning it off (a debugger that watches pages through the
+  // fill hook must) drops the vCPU's translations; call it from the vCPU's thread, or while it is out of
+  // guest code.
+  bool direct_memory() const { return direct_; }
+  void set_direct_memory(bool on);
+  // For the translator's wrappers: the window the translation on this thread may access directly, when the
+  // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx`.
+  static bool running_direct_window(const void* tcg_ctx, DirectWindow* w);
+  // From the host's SIGSEGV/SIGBUS handler (emu/host_fault.cpp): when the fault is a guest access in this
+  // thread's translated code (its PC in the engine's code buffer, its address in the window or the guard
+  // after it), records the guest fault and leaves the translated code (uc_emu_start returns the error, and
+  // run() makes the stop). Returns only when the fault is not the guest's.
+  static void take_host_fault(int sig, const siginfo_t& si, const ucontext_t& ctx);
+  // For the same handler's report of a fault it does not take: true when host address `host` lies in the
+  // window of the vCPU this thread runs; *guest is its guest address.
+  static bool running_window_address(uintptr_t host, uint64_t* guest);
 
   // Debugger controls (emu/vcpu_debug.cpp), used by gdb/ from the thread that runs this vCPU, outside
   // uc_emu_start. Breakpoints are Unicorn exits: the vCPU stops before the instruction at each address.
@@ -162,6 +188,8 @@ class Vcpu {
   // was out. From run() and from the syscall hook on the way back to guest code.
   void enter_code();
   void flush_tlb();
+  // fault_ came from the host: decides what the guest gets (false: the access is allowed now, run again).
+  bool classify_host_fault();
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
@@ -180,7 +208,11 @@ class Vcpu {
   std::atomic<bool> in_code_{false};
   // True once the engine runs (engine_starting) in this uc_emu_start: a kick from then on cannot be lost.
   std::atomic<bool> engine_started_{false};
-  bool kicks_ = false;  // stops by kick (exact on this Unicorn build), else by the block hook
+  bool kicks_ = false;           // stops by kick (exact on this Unicorn build), else by the block hook
+  bool host_faults_ok_ = false;  // the engine's layout lets a host fault in its code become the guest's
+  bool direct_ok_ = false;       // ... and direct access is wanted (prepare_direct_memory)
+  bool direct_ = false;          // translations access the window directly
+  uint32_t host_retries_ = 0;    // host faults in a row that the address space then allowed
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;

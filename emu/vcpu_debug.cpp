@@ -1,6 +1,7 @@
 // This file implements the vCPU's debugger controls (gdb/): breakpoints as Unicorn exits, the architecture's
-// software step, and the watched pages the TLB fill hook refuses. None of it costs anything until a debugger
-// asks for it: a vCPU without breakpoints has an empty exits list, as every vCPU has.
+// software step, and the watched pages the TLB fill hook refuses (direct memory access off meanwhile). None
+// of it costs anything until a debugger asks for it: a vCPU without breakpoints has an empty exits list, as
+// every vCPU has.
 #include <algorithm>
 #include <iterator>
 
@@ -69,8 +70,12 @@ void Vcpu::set_single_step(bool on) {
   single_step_ = on;
 }
 
+// Watched pages work through the TLB fill hook, which direct accesses (emu/direct_memory.cpp) never reach:
+// while any page is watched, the vCPU's translations take the softmmu path (set_direct_memory drops the
+// ones made with direct access).
 void Vcpu::set_watched_pages(std::vector<std::pair<uint64_t, int>> pages) {
   watch_pages_ = std::move(pages);
+  set_direct_memory(watch_pages_.empty());
   flush_tlb();
 }
 

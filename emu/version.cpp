@@ -6,12 +6,15 @@
 #include <sys/mman.h>
 #include <unicorn/unicorn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 
 #include "emu/address_space.h"
+#include "emu/fp_fast.h"
 #include "emu/parallel_atomics.h"
+#include "emu/tb_lookup.h"
 #include "emu/vcpu.h"
 
 namespace emu {
@@ -21,6 +24,9 @@ struct FastPaths {
   bool parallel_atomics = false;
   bool kicks = false;
   uint32_t page_size = 0;
+  bool direct_memory = false;
+  bool host_fpu = false;
+  bool short_lookup = false;
 };
 
 // A vCPU of its own runs one undefined instruction: making the engine checks the layout kicks rely on and
@@ -38,6 +44,9 @@ FastPaths probe() {
   as->mprotect(kCode, kPageSize, PROT_READ | PROT_EXEC);
   auto cpu = std::make_unique<Vcpu>(*as, nullptr);
   f.kicks = cpu->stops_by_kick();
+  f.direct_memory = cpu->direct_memory();
+  f.host_fpu = prepare_fp_fast();  // checked once, when the first vCPU was made: the answer it gave
+  f.short_lookup = prepare_tb_lookup();
   (void)uc_ctl_get_page_size(cpu->uc(), &f.page_size);
   cpu->set_pc(kCode);
   (void)cpu->run();
@@ -47,6 +56,26 @@ FastPaths probe() {
 
 const char* yes_no(bool v) {
   return v ? "yes" : "no";
+}
+
+bool set(const char* name) {
+  const char* v = getenv(name);
+  return v != nullptr && strcmp(v, "0") != 0;
+}
+
+// Transparent huge pages for guest memory: asked for unless A64RUN_SMALL_PAGES, given unless the host's
+// policy is "never".
+std::string huge_pages_line() {
+  if (!guest_huge_pages()) return "  huge pages: no (A64RUN_SMALL_PAGES: 4 KiB host pages)\n";
+  std::string policy;
+  if (FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re")) {
+    char buf[128] = {};
+    if (fgets(buf, sizeof buf, f) != nullptr) policy = buf;
+    fclose(f);
+  }
+  if (policy.find("[never]") != std::string::npos)
+    return "  huge pages: no (the host's transparent_hugepage is never)\n";
+  return "  huge pages: yes (private anonymous guest mappings of 2 MiB and more on transparent huge pages)\n";
 }
 
 }  // namespace
@@ -78,6 +107,19 @@ std::string version_report() {
                                   : " (a block hook polls for stops)");
   out += fmt::format("  4 KiB pages: {} (the engine translates with {} byte pages)\n",
                      yes_no(f.page_size == 4096), f.page_size);
+  out += fmt::format("  direct memory access: {}{}\n", yes_no(f.direct_memory),
+                     f.direct_memory         ? " (guest loads and stores go straight to the guest window)"
+                     : set("A64RUN_SOFTMMU") ? " (A64RUN_SOFTMMU: through the softmmu TLB)"
+                                             : " (through the softmmu TLB)");
+  out += fmt::format("  host FPU: {}{}\n", yes_no(f.host_fpu),
+                     f.host_fpu ? " (scalar FADD, FSUB, FMUL, FDIV, FSQRT on SSE in the common case)"
+                     : set("A64RUN_SOFTFLOAT") ? " (A64RUN_SOFTFLOAT: softfloat only)"
+                                               : " (softfloat only)");
+  out += huge_pages_line();
+  out += fmt::format("  short block lookup: {}{}\n", yes_no(f.short_lookup),
+                     f.short_lookup              ? " (indirect branches through the jump cache)"
+                     : set("A64RUN_SLOW_LOOKUP") ? " (A64RUN_SLOW_LOOKUP: Unicorn's own lookup)"
+                                                 : " (Unicorn's own lookup)");
   return out;
 }
 

@@ -5,9 +5,11 @@
 
 namespace emu {
 
-// The version line, the Unicorn and Capstone versions in use, and whether parallel atomics, kicks and 4 KiB
-// pages are active. Finding out runs one guest instruction on a vCPU of its own (a few milliseconds): the
-// checks behind the fast paths happen when an engine starts and at the first translation.
+// The version line, the Unicorn and Capstone versions in use, and whether parallel atomics, kicks, 4 KiB
+// pages, direct memory access, the host FPU, huge pages for guest memory and the short block lookup are
+// active. Finding out runs one guest
+// instruction on a vCPU of its own (a few milliseconds): the checks behind the fast paths happen when an
+// engine starts and at the first translation.
 std::string version_report();
 
 }  // namespace emu

@@ -19,7 +19,7 @@
 
 #include <fmt/core.h>
 
-#include "emu/fault_access.h"
+#include "emu/host_fault.h"
 #include "emu/task.h"
 #include "signals/mq_notify.h"
 #include "signals/park.h"
@@ -95,9 +95,9 @@ bool take_forwarded(HostIntake& in, long sig, siginfo_t* hsi) {
 // and resets it to SIG_DFL), so a bug in a64run still ends it with that signal. (The intake thread waits
 // for all of them; the others leave SIGSEGV and SIGBUS unblocked: kThreadBlocked.)
 constexpr uint64_t kAsyncSet = ~uint64_t{0};
-// What a64run's threads block: all but SIGSEGV and SIGBUS, whose handler (emu/fault_access.h) must run for a
-// fault in a guarded access to guest memory (a fault on a blocked signal kills at once); the handler passes
-// one another process sent on to the intake thread.
+// What a64run's threads block: all but SIGSEGV and SIGBUS, whose handler (emu/host_fault.h) must run for a
+// fault in a guarded access to guest memory and for the guest's own faults in translated code (a fault on a
+// blocked signal kills at once); the handler passes one another process sent on to the intake thread.
 constexpr uint64_t kThreadBlocked =
     kAsyncSet & ~(uint64_t{1} << (SIGSEGV - 1)) & ~(uint64_t{1} << (SIGBUS - 1));
 
@@ -222,7 +222,7 @@ void after_first_thread() {
 
 void start_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&g_first_process, &proc, __ATOMIC_RELEASE);
-  emu::install_fault_handler();
+  emu::install_host_fault_handler();
   const uint64_t set = kThreadBlocked;
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
   const uint64_t faults = kAsyncSet & ~kThreadBlocked;

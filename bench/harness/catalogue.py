@@ -43,9 +43,9 @@ class Job:
         return self.timeout_quick if quick else self.timeout_full
 
 
-SIG, SLEEP, IPC, START, LIFE, COMPUTE, GO = (
+SIG, SLEEP, IPC, START, LIFE, COMPUTE, COMPUTE_CPU, GO = (
     "Signals", "Sleeps", "Syscalls and IPC", "Startup + teardown", "Threads and processes",
-    "Compute kernels", "Go runtime")
+    "Compute kernels", "Compute kernels, process CPU time", "Go runtime")
 
 KERNELS = ["sieve", "xorshift", "qsort", "imatmul", "fib", "memcpy", "hash", "fmatmul"]
 KERNEL_QUICK_SCALE = "0.15"
@@ -86,6 +86,7 @@ FIGURES = [
     _fig("thread.create_join.p50", "thread create + join, median", "us", LIFE),
     _fig("fork.exec_wait.p50", "fork + exec + wait, median", "ms", LIFE),
 ] + [_fig(f"kernel.{k}", k, "s", COMPUTE) for k in KERNELS] + [
+    _fig(f"kcpu.{k}", k, "s", COMPUTE_CPU) for k in KERNELS] + [
     _fig("go.notify.p50", "signal.Notify round trip, p50", "us", GO),
     _fig("go.notify.p99", "signal.Notify round trip, p99", "us", GO),
     _fig("go.signals_s", "signals per second with handshake", "1/s", GO, HIGHER),

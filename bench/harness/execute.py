@@ -29,7 +29,7 @@ class Runner:
     env: dict = field(default_factory=dict)  # added to the environment of every run
 
 
-def make_runners(a64run_path):
+def make_runners(a64run_path, baseline=None):
     qemu = shutil.which("qemu-aarch64")
     runners = [Runner("native", ARCH_NATIVE, [], [])]
     if qemu:
@@ -44,6 +44,9 @@ def make_runners(a64run_path):
     why = "" if os.access(a64, os.X_OK) else f"{a64} not built"
     # a64run finds the arm64 sysroot by itself (default /usr/aarch64-linux-gnu).
     runners.append(Runner("a64run", ARCH_GUEST, [a64], [a64], why))
+    if baseline:
+        why = "" if os.access(baseline, os.X_OK) else f"{baseline} not executable"
+        runners.append(Runner("a64run-base", ARCH_GUEST, [baseline], [baseline], why))
     return runners
 
 

@@ -8,7 +8,7 @@ import subprocess
 from catalogue import PLOTTED
 from report import RUNNER_ORDER
 
-COLORS = {"native": "#2b8a3e", "qemu-aarch64": "#1c5fbf", "a64run": "#d9480f"}
+COLORS = {"native": "#2b8a3e", "qemu-aarch64": "#1c5fbf", "a64run": "#d9480f", "a64run-base": "#868e96"}
 
 
 def _write_cdf(path, values):

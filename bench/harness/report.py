@@ -8,7 +8,8 @@ import statistics
 
 from catalogue import COUNT, FIGURE_BY_NAME, FIGURES, HIGHER, MAX, POOLED, Figure
 
-RUNNER_ORDER = ["native", "qemu-aarch64", "a64run"]
+RUNNER_ORDER = ["native", "qemu-aarch64", "a64run"]  # bench/run appends BASELINE when given one
+BASELINE = "a64run-base"
 WALL_NOTE = ("kernel time is the harness's wall clock for the whole process, startup included (the guest's "
              "clock_gettime failed); its ratios compare whole-process wall times on both sides")
 
@@ -18,6 +19,8 @@ def job_of(figure):
     head = figure.split(".")[0]
     if head in ("kernel", "startup"):
         return figure
+    if head == "kcpu":  # the kernel job's CPU time
+        return "kernel." + figure.split(".", 1)[1]
     return {"syscall": "ipc", "pipe": "ipc", "futex": "ipc", "thread": "spawn", "fork": "spawn",
             "go": "go", "stall": "stall"}.get(head, head)
 
@@ -123,6 +126,7 @@ def _row(fig, per, store, job_notes, notes):
             row["cells"][runner] = "n.a. " + notes.ref(runner, reason, job)
     row["ratio_qemu"] = _ratio(fig, row, "qemu-aarch64")
     row["ratio_native"] = _ratio(fig, row, "native")
+    row["ratio_base"] = _ratio(fig, row, BASELINE) if BASELINE in RUNNER_ORDER else None
     return row
 
 
@@ -161,13 +165,13 @@ def checksum_rows(checks):
     for name in sorted(checks):
         per = checks[name]
         allv = set().union(*per.values())
-        verdict = "MISMATCH" if len(allv) > 1 else ("match" if len(per) == 3 else "match (not all runners)")
+        verdict = "MISMATCH" if len(allv) > 1 else ("match" if len(per) == len(RUNNER_ORDER) else "match (not all runners)")
         out.append((name, {r: ",".join(sorted(per.get(r, set()))) or "n.a." for r in RUNNER_ORDER}, verdict))
     return out
 
 
-def kernel_geomean(rows, key):
-    rs = [r[key] for r in rows if r["figure"].name.startswith("kernel.") and r[key]]
+def kernel_geomean(rows, key, prefix="kernel."):
+    rs = [r[key] for r in rows if r["figure"].name.startswith(prefix) and r[key]]
     return math.exp(sum(math.log(x) for x in rs) / len(rs)) if rs else None
 
 
@@ -183,29 +187,33 @@ def markdown(meta, rows, notes, checks, unimpl, plot_note, img):
               "noisy; compare ratios within one run, and rerun on a quiet machine for absolute figures.**",
               ""]
     L += [f"- {k}: {v}" for k, v in meta["tools"].items()] + [""]
-    L += ["| figure | native | qemu-aarch64 | a64run | a64run/qemu | a64run/native |",
-          "|---|---:|---:|---:|---:|---:|"]
+    base = BASELINE in RUNNER_ORDER
+    L += ["| figure | native | qemu-aarch64 | a64run | a64run/qemu | a64run/native |" +
+          (" a64run-base | a64run/base |" if base else ""),
+          "|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if base else "")]
     section = None
     for row in rows:
         f = row["figure"]
         if f.section != section:
             section = f.section
-            L.append(f"| **{section}** | | | | | |")
+            L.append(f"| **{section}** | | | | | |" + (" | |" if base else ""))
         c = row["cells"]
         L.append(f"| {f.label} ({f.unit}) | {c['native']} | {c['qemu-aarch64']} | {c['a64run']} | "
-                 f"{_fmt_ratio(row['ratio_qemu'])} | {_fmt_ratio(row['ratio_native'])} |")
+                 f"{_fmt_ratio(row['ratio_qemu'])} | {_fmt_ratio(row['ratio_native'])} |" +
+                 (f" {c[BASELINE]} | {_fmt_ratio(row['ratio_base'])} |" if base else ""))
     L += ["", "Ratios are slowdown factors: above 1 means a64run is slower (for a rate, the inverse ratio "
           "is shown, so the reading is the same). Each value is the median over the repetitions of the "
           "probe's own statistic; startup pools every spawn; the EINTR count is the worst repetition.", ""]
-    for key, label in (("ratio_qemu", "qemu-aarch64"), ("ratio_native", "native")):
-        g = kernel_geomean(rows, key)
-        if g:
-            L.append(f"Compute kernels, geometric mean of a64run/{label}: **{g:.2f}x**" +
-                     (" (goal: within 3x of qemu-aarch64)" if key == "ratio_qemu" else ""))
-    L += ["", "## Checksums", "", "| kernel | native | qemu-aarch64 | a64run | verdict |",
-          "|---|---|---|---|---|"]
+    for prefix, what in (("kernel.", "wall time"), ("kcpu.", "CPU time")):
+        for key, label in (("ratio_qemu", "qemu-aarch64"), ("ratio_native", "native"), ("ratio_base", BASELINE)):
+            g = kernel_geomean(rows, key, prefix)
+            if g:
+                L.append(f"Compute kernels ({what}), geometric mean of a64run/{label}: **{g:.2f}x**" +
+                         (" (goal: within 3x of qemu-aarch64)" if key == "ratio_qemu" else "") + "  ")
+    L += ["", "## Checksums", "", "| kernel | " + " | ".join(RUNNER_ORDER) + " | verdict |",
+          "|---|" + "---|" * len(RUNNER_ORDER) + "---|"]
     for name, per, verdict in checksum_rows(checks):
-        L.append(f"| {name} | {per['native']} | {per['qemu-aarch64']} | {per['a64run']} | {verdict} |")
+        L.append(f"| {name} | " + " | ".join(per[r] for r in RUNNER_ORDER) + f" | {verdict} |")
     L += ["", "## Notes", ""]
     for number, runners, reason, jobs in notes.lines():
         L.append(f"{number}. {', '.join(runners)}: {reason} (jobs: {', '.join(jobs)})")
@@ -227,7 +235,8 @@ def to_json(meta, rows, notes, checks, unimpl, samples):
         f = row["figure"]
         figs.append({"name": f.name, "label": f.label, "unit": f.unit, "section": f.section,
                      "better": f.better, "combine": f.agg, "values": row["values"],
-                     "a64run_over_qemu": row["ratio_qemu"], "a64run_over_native": row["ratio_native"]})
+                     "a64run_over_qemu": row["ratio_qemu"], "a64run_over_native": row["ratio_native"],
+                     "a64run_over_base": row["ratio_base"]})
     return json.dumps({
         "meta": meta, "figures": figs,
         "checksums": [{"kernel": n, "values": p, "verdict": v} for n, p, v in checksum_rows(checks)],

@@ -1,8 +1,9 @@
 #!/bin/bash
 # --help, the manual page and --version against the code: every A64RUN_* variable the sources read with
 # getenv and every option main.cpp parses is in --help and in packaging/a64run.1; the manual page renders
-# without a groff warning; --version names Unicorn, Capstone and the three fast paths, and says which are
-# on (this project's build takes all three; A64RUN_SERIAL and A64RUN_BLOCK_HOOK turn two off).
+# without a groff warning; --version names Unicorn, Capstone and the seven fast paths, and says which are
+# on (this project's build takes all seven, huge pages where the host allows them; A64RUN_SERIAL,
+# A64RUN_BLOCK_HOOK, A64RUN_SOFTMMU, A64RUN_SOFTFLOAT, A64RUN_SLOW_LOOKUP and A64RUN_SMALL_PAGES turn six off).
 #
 # usage: help_test.sh A64RUN SOURCE_DIR
 set -u
@@ -41,12 +42,19 @@ warnings="$(groff -man -Tutf8 -ww -z "$src/packaging/a64run.1" 2>&1)"
 
 version="$("$a64run" --version)"
 for want in "^a64run [0-9]+\.[0-9]+\.[0-9]+$" "^Unicorn 2\.1\.1 .*Capstone 5\.0\.7$" \
-  "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)"; do
+  "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)" \
+  "direct memory access: yes" "host FPU: yes" "short block lookup: yes" "huge pages: (yes|no \(the host)"; do
   grep -qE -- "$want" <<< "$version" || fail "--version lacks /$want/: $version"
 done
 slow="$(A64RUN_SERIAL=1 A64RUN_BLOCK_HOOK=1 "$a64run" --version)"
 grep -q "parallel atomics: no (A64RUN_SERIAL" <<< "$slow" || fail "A64RUN_SERIAL not reported: $slow"
 grep -q "kicks: no (A64RUN_BLOCK_HOOK" <<< "$slow" || fail "A64RUN_BLOCK_HOOK not reported: $slow"
+soft="$(A64RUN_SOFTMMU=1 A64RUN_SOFTFLOAT=1 A64RUN_SLOW_LOOKUP=1 "$a64run" --version)"
+grep -q "direct memory access: no (A64RUN_SOFTMMU" <<< "$soft" || fail "A64RUN_SOFTMMU not reported: $soft"
+grep -q "host FPU: no (A64RUN_SOFTFLOAT" <<< "$soft" || fail "A64RUN_SOFTFLOAT not reported: $soft"
+grep -q "short block lookup: no (A64RUN_SLOW_LOOKUP" <<< "$soft" || fail "A64RUN_SLOW_LOOKUP not reported: $soft"
+small="$(A64RUN_SMALL_PAGES=1 "$a64run" --version)"
+grep -q "huge pages: no (A64RUN_SMALL_PAGES" <<< "$small" || fail "A64RUN_SMALL_PAGES not reported: $small"
 
 echo "checked ${#vars[@]} variables (${vars[*]}) and ${#opts[@]} options (${opts[*]})"
 [ $failures -eq 0 ] && echo "PASS: help, manual page, version" && exit 0

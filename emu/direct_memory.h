@@ -1,0 +1,46 @@
+// Direct guest memory access (emu/direct_memory.cpp): translated loads and stores reach the guest window at
+// base + address in a few host instructions instead of through Unicorn's softmmu TLB, and a host fault on
+// one of them becomes the guest's fault (emu/host_fault.cpp).
+#pragma once
+
+#include <unicorn/unicorn.h>
+
+#include <cstdint>
+
+namespace emu {
+
+// Where one engine's translations may load and store directly: the window's host base and its size (guest
+// addresses from `size` up are clamped to `size`, the first byte of the guard that follows the window).
+struct DirectWindow {
+  uint8_t* base = nullptr;
+  uint64_t size = 0;
+};
+
+// Checks that `uc` is laid out as this Unicorn build was read (machine code and the names of the TCG ops
+// the direct path emits). True when it is: a host fault in its translated code can then be made the guest's
+// (in_code_buffer, leave_faulting_code), whichever path its accesses take. *direct says whether they go
+// straight to the window (not under A64RUN_SOFTMMU=1); if so, the direct path's host load and store ops in
+// its TCG context are marked as ops that may fault (TCG then stores every guest register to the CPU state
+// before them, as it does before a softmmu access). False on any other build: the engine keeps the softmmu
+// path, and a host fault in its code is not the guest's.
+bool prepare_direct_memory(uc_engine* uc, bool* direct);
+
+// The store half of the translator's side (the load wrapper is in emu/direct_memory.cpp): emits the direct
+// form of `tcg_gen_qemu_st_i64(s, val, addr, idx, memop)` and returns true, or returns false when this
+// access keeps the softmmu path. For the store wrapper of emu/memory_order.cpp, which adds the fence.
+bool emit_direct_store(void* s, uintptr_t val, uintptr_t addr, int memop);
+
+// The TCG context `uc` translates with (for the translator's wrappers, which are handed the context).
+const void* engine_tcg_context(uc_engine* uc);
+
+// A host fault in translated code at host PC `pc`, on the vCPU `uc`: records nothing itself, restores the
+// guest state of the faulting instruction (its PC; TCG stored the registers before the access), makes
+// uc_emu_start return an error as a refused TLB fill does, restores the thread's signal mask to `mask`
+// (the mask at the fault; the handler's is not undone by the jump) and leaves the translated code for the
+// CPU loop. Does not return. Only for an engine prepare_direct_memory accepted, and only for a PC in its
+// code buffer (in_code_buffer).
+[[noreturn]] void leave_faulting_code(uc_engine* uc, uintptr_t pc, const void* mask);
+// True when `pc` lies in the translated code of `uc` (an engine prepare_direct_memory accepted).
+bool in_code_buffer(uc_engine* uc, uintptr_t pc);
+
+}  // namespace emu

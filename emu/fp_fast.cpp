@@ -1,0 +1,221 @@
+// This file owns the host-FPU fast path of the guest's scalar floating point: the link wraps Unicorn's
+// helpers for FADD, FSUB, FMUL, FDIV and FSQRT (single and double precision; translate-a64.c calls them, they
+// are defined in vfp_helper.c) and computes the common case with one SSE instruction.
+//
+// Each helper normally goes through softfloat's float32_/float64_ entry points, whose hardfloat path tests
+// its operands and result with a chain of dependent floating-point compares: the two helpers were half of the
+// time of a double-precision matrix multiply. The fast path here gives the same bits with a few integer
+// tests, when all of these hold (anything else takes the original helper):
+//   - the rounding mode is round-to-nearest-even (the host's: a64run never changes MXCSR, checked once) and
+//     the guest's cumulative inexact flag is already set, so the one flag the operation could raise is set;
+//   - every operand is zero or normal (no NaN, infinity or denormal: no invalid-operation, input-denormal or
+//     flush-to-zero case, and no NaN to propagate by Arm's rules);
+//   - the result is zero or normal and larger than the smallest normal, so it neither overflowed nor was tiny
+//     before rounding (Arm detects tininess before rounding); a zero is exact (an exact cancellation, or a
+//     zero operand; a product or quotient that became zero from nonzero operands underflowed);
+//   - a divisor is not zero (division by zero raises its flag); a square root's operand is not negative.
+// Then the IEEE result of the host's SSE instruction is the result softfloat computes, bit for bit, and the
+// status flags are unchanged, FZ and DN make no difference (no denormal, no NaN). tests/unit/emu/fp_fast_test
+// compares both on a generated corpus in every rounding mode, with FZ and DN on and off.
+#include "emu/fp_fast.h"
+
+#include <immintrin.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#if A64RUN_WRAP_TRANSLATOR
+
+extern "C" {
+uint32_t __real_helper_vfp_adds_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_addd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_subs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_subd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_muls_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_muld_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_divs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_divd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_sqrts_aarch64(uint32_t a, void* env);
+uint64_t __real_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
+uint64_t float64_mul_aarch64(uint64_t a, uint64_t b, void* st);
+}
+
+namespace emu {
+namespace {
+
+// float_status (include/fpu/softfloat-types.h): float_rounding_mode at +1, float_exception_flags at +2.
+constexpr int kRoundingOffset = 1;
+constexpr uint16_t kModeMask = 0x20ff;     // the rounding mode byte, and float_flag_inexact in the flags byte
+constexpr uint16_t kModeFast = 0x2000;     // float_round_nearest_even, inexact already raised
+constexpr intptr_t kEnvFpStatus = 0x2ec8;  // CPUARMState.vfp.fp_status (helper_vfp_sqrt*: add $0x2ec8,%rsi)
+
+// IEEE binary32 and binary64 by their bits.
+template <typename Bits>
+struct Format;
+template <>
+struct Format<uint32_t> {
+  using Float = float;
+  static constexpr int kFraction = 23;
+  static constexpr uint32_t kExpMax = 0xff;
+};
+template <>
+struct Format<uint64_t> {
+  using Float = double;
+  static constexpr int kFraction = 52;
+  static constexpr uint64_t kExpMax = 0x7ff;
+};
+
+template <typename Bits>
+constexpr Bits magnitude(Bits x) {
+  return x & (~Bits{0} >> 1);
+}
+template <typename Bits>
+constexpr Bits exponent(Bits x) {
+  return magnitude(x) >> Format<Bits>::kFraction;
+}
+// Zero or normal: no NaN, infinity or denormal.
+template <typename Bits>
+constexpr bool zero_or_normal(Bits x) {
+  return exponent(x) - 1 < Format<Bits>::kExpMax - 1 || magnitude(x) == 0;
+}
+// Normal, and larger than the smallest normal number (no result that was tiny before rounding).
+template <typename Bits>
+constexpr bool safe_result(Bits x) {
+  return magnitude(x) > (Bits{1} << Format<Bits>::kFraction) && exponent(x) < Format<Bits>::kExpMax;
+}
+
+template <typename Bits>
+typename Format<Bits>::Float to_float(Bits x) {
+  typename Format<Bits>::Float f;
+  std::memcpy(&f, &x, sizeof f);
+  return f;
+}
+template <typename Bits, typename Float>
+Bits to_bits(Float f) {
+  Bits x;
+  std::memcpy(&x, &f, sizeof x);
+  return x;
+}
+
+bool layout_ok() {
+  static const bool ok = [] {
+    if (std::getenv("A64RUN_SOFTFLOAT") != nullptr && std::strcmp(std::getenv("A64RUN_SOFTFLOAT"), "0") != 0)
+      return false;  // diagnostics: every operation in softfloat
+    // float64_mul's own hardfloat test: movzbl 0x2(%rdx),%eax; test $0x20,%al (inexact); cmpb $0x0,0x1(%rdx)
+    // (round to nearest even).
+    static const unsigned char kFlags[] = {0x0f, 0xb6, 0x42, 0x02, 0xa8, 0x20};
+    static const unsigned char kMode[] = {0x80, 0x7a, 0x01, 0x00};
+    static const unsigned char kSqrt[] = {0x48, 0x81, 0xc6, 0xc8, 0x2e, 0x00, 0x00};
+    const auto* mul = reinterpret_cast<const unsigned char*>(&float64_mul_aarch64);
+    const auto* sqrt = reinterpret_cast<const unsigned char*>(&__real_helper_vfp_sqrtd_aarch64);
+    const auto has = [](const unsigned char* code, size_t span, const unsigned char* want, size_t n) {
+      for (size_t i = 0; i + n <= span; ++i) {
+        if (std::memcmp(code + i, want, n) == 0) return true;
+      }
+      return false;
+    };
+    // The host rounds to nearest even and neither flushes nor treats denormals as zero (MXCSR's control
+    // bits as the ABI leaves them; its exception flags are sticky status, ignored).
+    constexpr unsigned kMxcsrControl = 0xffc0;
+    constexpr unsigned kMxcsrDefault = 0x1f80;
+    return has(mul, 0x20, kFlags, sizeof kFlags) && has(mul, 0x20, kMode, sizeof kMode) &&
+           has(sqrt, 0x10, kSqrt, sizeof kSqrt) && (_mm_getcsr() & kMxcsrControl) == kMxcsrDefault;
+  }();
+  return ok;
+}
+
+// Set by prepare_fp_fast before the first translation; read by every operation.
+std::atomic<bool> g_enabled{false};
+
+bool fast_mode(const void* st) {
+  uint16_t w;
+  std::memcpy(&w, static_cast<const char*>(st) + kRoundingOffset, sizeof w);
+  return (w & kModeMask) == kModeFast && g_enabled.load(std::memory_order_relaxed);
+}
+
+template <typename Bits>
+bool add_fast(Bits a, Bits b, const void* st, Bits* r) {
+  if (!fast_mode(st) || !zero_or_normal(a) || !zero_or_normal(b)) return false;
+  *r = to_bits<Bits>(to_float(a) + to_float(b));
+  return safe_result(*r) || magnitude(*r) == 0;
+}
+
+template <typename Bits>
+bool sub_fast(Bits a, Bits b, const void* st, Bits* r) {
+  if (!fast_mode(st) || !zero_or_normal(a) || !zero_or_normal(b)) return false;
+  *r = to_bits<Bits>(to_float(a) - to_float(b));
+  return safe_result(*r) || magnitude(*r) == 0;
+}
+
+template <typename Bits>
+bool mul_fast(Bits a, Bits b, const void* st, Bits* r) {
+  if (!fast_mode(st) || !zero_or_normal(a) || !zero_or_normal(b)) return false;
+  *r = to_bits<Bits>(to_float(a) * to_float(b));
+  return safe_result(*r) || (magnitude(*r) == 0 && (magnitude(a) == 0 || magnitude(b) == 0));
+}
+
+template <typename Bits>
+bool div_fast(Bits a, Bits b, const void* st, Bits* r) {
+  if (!fast_mode(st) || !zero_or_normal(a) || !zero_or_normal(b) || magnitude(b) == 0) return false;
+  *r = to_bits<Bits>(to_float(a) / to_float(b));
+  return safe_result(*r) || (magnitude(*r) == 0 && magnitude(a) == 0);
+}
+
+template <typename Bits>
+bool sqrt_fast(Bits a, const void* st, Bits* r) {
+  if (!fast_mode(st) || !zero_or_normal(a) || (a != magnitude(a) && magnitude(a) != 0)) return false;
+  *r = to_bits<Bits>(std::sqrt(to_float(a)));
+  return true;  // the root of a normal number is normal; of a zero, that zero
+}
+
+}  // namespace
+
+bool prepare_fp_fast() {
+  const bool ok = layout_ok();
+  g_enabled.store(ok, std::memory_order_relaxed);
+  return ok;
+}
+
+}  // namespace emu
+
+// The wrapped helpers: the fast path, or the original.
+#define A64RUN_FP_BINOP(OP, SUFFIX, BITS)                                              \
+  extern "C" BITS __wrap_helper_vfp_##OP##SUFFIX##_aarch64(BITS a, BITS b, void* st) { \
+    BITS r;                                                                            \
+    if (emu::OP##_fast<BITS>(a, b, st, &r)) return r;                                  \
+    return __real_helper_vfp_##OP##SUFFIX##_aarch64(a, b, st);                         \
+  }
+A64RUN_FP_BINOP(add, s, uint32_t)
+A64RUN_FP_BINOP(add, d, uint64_t)
+A64RUN_FP_BINOP(sub, s, uint32_t)
+A64RUN_FP_BINOP(sub, d, uint64_t)
+A64RUN_FP_BINOP(mul, s, uint32_t)
+A64RUN_FP_BINOP(mul, d, uint64_t)
+A64RUN_FP_BINOP(div, s, uint32_t)
+A64RUN_FP_BINOP(div, d, uint64_t)
+#undef A64RUN_FP_BINOP
+
+extern "C" uint32_t __wrap_helper_vfp_sqrts_aarch64(uint32_t a, void* env) {
+  uint32_t r;
+  if (emu::sqrt_fast<uint32_t>(a, static_cast<char*>(env) + emu::kEnvFpStatus, &r)) return r;
+  return __real_helper_vfp_sqrts_aarch64(a, env);
+}
+
+extern "C" uint64_t __wrap_helper_vfp_sqrtd_aarch64(uint64_t a, void* env) {
+  uint64_t r;
+  if (emu::sqrt_fast<uint64_t>(a, static_cast<char*>(env) + emu::kEnvFpStatus, &r)) return r;
+  return __real_helper_vfp_sqrtd_aarch64(a, env);
+}
+
+#else
+
+namespace emu {
+bool prepare_fp_fast() {
+  return false;  // Unicorn linked as a shared library: nothing to wrap
+}
+}  // namespace emu
+
+#endif  // A64RUN_WRAP_TRANSLATOR

@@ -1,0 +1,13 @@
+// The host-FPU fast path of the guest's scalar floating point (emu/fp_fast.cpp): Unicorn's FADD, FSUB, FMUL,
+// FDIV and FSQRT helpers, wrapped at link time, compute the common case with one SSE instruction and give the
+// rest to softfloat.
+#pragma once
+
+namespace emu {
+
+// Checks, once, that this Unicorn build and the host FPU are the ones the fast path was written for (the
+// machine code of the helpers, MXCSR's rounding and denormal controls); until then, and for good when they
+// are not, every operation takes softfloat. True when the fast path is on. Called when a vCPU is made.
+bool prepare_fp_fast();
+
+}  // namespace emu

@@ -1,0 +1,305 @@
+// Tests the host-FPU fast path of the scalar FP helpers (emu/fp_fast.cpp) against softfloat, bit for bit: on
+// a generated corpus (zeros, denormals, normals near every boundary, infinities, quiet and signalling NaNs,
+// random values), for FADD, FSUB, FMUL, FDIV and FSQRT in single and double precision, in every rounding
+// mode, with flush-to-zero and default-NaN on and off, from no flags, only inexact, and every flag: the
+// result and the whole float_status afterwards (the cumulative FPSR flags) must be the original helper's.
+// Then 4000 random operand pairs of moderate exponent (the fast path's case) under the same statuses.
+#include "emu/fp_fast.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#if A64RUN_WRAP_TRANSLATOR
+
+extern "C" {
+uint32_t __real_helper_vfp_adds_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_addd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_subs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_subd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_muls_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_muld_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_divs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_divd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_sqrts_aarch64(uint32_t a, void* env);
+uint64_t __real_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
+uint32_t __wrap_helper_vfp_adds_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_addd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __wrap_helper_vfp_subs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_subd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __wrap_helper_vfp_muls_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_muld_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __wrap_helper_vfp_divs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_divd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __wrap_helper_vfp_sqrts_aarch64(uint32_t a, void* env);
+uint64_t __wrap_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
+}
+
+namespace emu {
+namespace {
+
+// float_status (include/fpu/softfloat-types.h) as Arm's CPU state holds it.
+struct Status {
+  int8_t detect_tininess = 1;  // float_tininess_before_rounding, Arm's
+  int8_t rounding_mode = 0;
+  uint8_t exception_flags = 0;
+  int8_t floatx80_precision = 0;
+  uint8_t flush_to_zero = 0;
+  uint8_t flush_inputs_to_zero = 0;
+  uint8_t default_nan_mode = 0;
+  uint8_t snan_bit_is_one = 0;
+};
+static_assert(sizeof(Status) == 8, "float_status is eight bytes");
+
+constexpr intptr_t kEnvFpStatus = 0x2ec8;  // the square-root helpers take the CPU state
+constexpr int kRoundingModes = 6;          // nearest even, down, up, to zero, ties away, to odd
+constexpr uint8_t kInexact = 0x20;
+constexpr uint8_t kAllFlags = 0xff;
+
+// Values of one format: every class and the values next to each boundary the fast path tests, both signs,
+// then random bit patterns.
+template <typename Bits, typename Float>
+std::vector<Bits> corpus(int fraction_bits) {
+  const Bits exp_one = Bits{1} << fraction_bits;
+  const Bits quiet = Bits{1} << (fraction_bits - 1);
+  const Bits inf = (~Bits{0} >> 1) & ~(exp_one - 1);
+  std::vector<Bits> v;
+  const auto bits = [](Float f) {
+    Bits b;
+    std::memcpy(&b, &f, sizeof b);
+    return b;
+  };
+  const Float tiny_root = std::sqrt(std::numeric_limits<Float>::min());
+  const Float values[] = {1,
+                          1.5,
+                          3,
+                          0.1f,
+                          1 / Float{3},
+                          static_cast<Float>(3.141592653589793),
+                          std::numeric_limits<Float>::min(),
+                          std::numeric_limits<Float>::min() * 2,
+                          std::numeric_limits<Float>::min() * Float{1.5},
+                          std::numeric_limits<Float>::max(),
+                          std::numeric_limits<Float>::max() / 2,
+                          std::sqrt(std::numeric_limits<Float>::max()),
+                          tiny_root,
+                          tiny_root * Float{0.75},
+                          tiny_root * Float{1.25},
+                          std::numeric_limits<Float>::epsilon(),
+                          1 + std::numeric_limits<Float>::epsilon()};
+  for (Float f : values) {
+    const Bits b = bits(f);
+    for (Bits d : {Bits{0}, Bits{1}, Bits{2}, static_cast<Bits>(-1), static_cast<Bits>(-2)})
+      v.push_back(b + d);
+  }
+  for (Bits b : {Bits{0}, Bits{1}, Bits{2}, exp_one - 1, exp_one / 2, exp_one, exp_one + 1, inf, inf - 1,
+                 inf | quiet, inf | quiet | 5, inf | 1, inf | (quiet - 1)})
+    v.push_back(b);
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 40; ++i) v.push_back(static_cast<Bits>(rng()));
+  const size_t n = v.size();
+  const Bits sign = ~(~Bits{0} >> 1);
+  for (size_t i = 0; i < n; ++i) v.push_back(v[i] ^ sign);
+  return v;
+}
+
+template <typename Bits>
+using Binary = Bits (*)(Bits, Bits, void*);
+template <typename Bits>
+using Unary = Bits (*)(Bits, void*);
+
+std::vector<Status> statuses() {
+  std::vector<Status> all;
+  for (int mode = 0; mode < kRoundingModes; ++mode) {
+    for (int fz = 0; fz < 2; ++fz) {
+      for (int dn = 0; dn < 2; ++dn) {
+        for (uint8_t flags : {uint8_t{0}, kInexact, kAllFlags}) {
+          Status s;
+          s.rounding_mode = static_cast<int8_t>(mode);
+          s.flush_to_zero = s.flush_inputs_to_zero = static_cast<uint8_t>(fz);
+          s.default_nan_mode = static_cast<uint8_t>(dn);
+          s.exception_flags = flags;
+          all.push_back(s);
+        }
+      }
+    }
+  }
+  return all;
+}
+
+std::string describe(const Status& s) {
+  return "mode " + std::to_string(s.rounding_mode) + " fz " + std::to_string(s.flush_to_zero) + " dn " +
+         std::to_string(s.default_nan_mode) + " flags " + std::to_string(s.exception_flags);
+}
+
+// Every pair of the corpus under every status: the same result and the same status after.
+template <typename Bits>
+int compare_binary(const char* name, Binary<Bits> fast, Binary<Bits> real, const std::vector<Bits>& values) {
+  int failures = 0;
+  for (const Status& start : statuses()) {
+    for (Bits a : values) {
+      for (Bits b : values) {
+        Status sf = start;
+        Status sr = start;
+        const Bits rf = fast(a, b, &sf);
+        const Bits rr = real(a, b, &sr);
+        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+        if (++failures <= 10)
+          ADD_FAILURE() << name << "(" << std::hex << a << ", " << b << ") under " << describe(start)
+                        << ": fast " << rf << " flags " << int{sf.exception_flags} << ", softfloat " << rr
+                        << " flags " << int{sr.exception_flags};
+      }
+    }
+  }
+  return failures;
+}
+
+template <typename Bits>
+int compare_unary(const char* name, Unary<Bits> fast, Unary<Bits> real, const std::vector<Bits>& values) {
+  int failures = 0;
+  std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
+  std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
+  for (const Status& start : statuses()) {
+    for (Bits a : values) {
+      std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
+      std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
+      const Bits rf = fast(a, env_fast.data());
+      const Bits rr = real(a, env_real.data());
+      if (rf == rr &&
+          std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
+        continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << name << "(" << std::hex << a << ") under " << describe(start) << ": fast " << rf
+                      << ", softfloat " << rr;
+    }
+  }
+  return failures;
+}
+
+// Random operands with exponents near one another and near 1 (so that sums, products, quotients and roots
+// are mostly normal and inexact: the fast path's own case), mixed with the corpus's special values; every
+// pair under every status, all five operations.
+template <typename Bits, typename Float>
+int compare_random(int fraction_bits, Binary<Bits> const (&fast)[4], Binary<Bits> const (&real)[4],
+                   Unary<Bits> fast_sqrt, Unary<Bits> real_sqrt) {
+  constexpr int kPairs = 4000;
+  const Bits bias = (Bits{1} << (sizeof(Bits) * 8 - fraction_bits - 2)) - 1;
+  const std::vector<Bits> special = corpus<Bits, Float>(fraction_bits);
+  std::mt19937_64 rng(7);
+  const auto draw = [&]() -> Bits {
+    const uint64_t r = rng();
+    if (r % 8 == 0) return special[(r >> 8) % special.size()];
+    const Bits exp = bias + static_cast<Bits>(static_cast<int>((r >> 3) % 61) - 30);
+    const Bits frac = static_cast<Bits>(rng()) & ((Bits{1} << fraction_bits) - 1);
+    return static_cast<Bits>(((r >> 2) & 1) << (sizeof(Bits) * 8 - 1)) | (exp << fraction_bits) | frac;
+  };
+  std::vector<Bits> a(kPairs);
+  std::vector<Bits> b(kPairs);
+  for (int i = 0; i < kPairs; ++i) {
+    a[i] = draw();
+    b[i] = draw();
+  }
+  int failures = 0;
+  std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
+  std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
+  for (const Status& start : statuses()) {
+    for (int i = 0; i < kPairs; ++i) {
+      for (int op = 0; op < 4; ++op) {
+        Status sf = start;
+        Status sr = start;
+        const Bits rf = fast[op](a[i], b[i], &sf);
+        const Bits rr = real[op](a[i], b[i], &sr);
+        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+        if (++failures <= 10)
+          ADD_FAILURE() << "op " << op << "(" << std::hex << a[i] << ", " << b[i] << ") under "
+                        << describe(start) << ": fast " << rf << ", softfloat " << rr;
+      }
+      std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
+      std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
+      const Bits rf = fast_sqrt(a[i], env_fast.data());
+      const Bits rr = real_sqrt(a[i], env_real.data());
+      if (rf == rr &&
+          std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
+        continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << "sqrt(" << std::hex << a[i] << ") under " << describe(start) << ": fast " << rf
+                      << ", softfloat " << rr;
+    }
+  }
+  return failures;
+}
+
+TEST(FpFastTest, ThisBuildTakesTheFastPath) {
+  // The project's pinned Unicorn and an x86-64 host with the ABI's MXCSR: the comparisons below then test
+  // the fast path, not softfloat against itself.
+  EXPECT_TRUE(prepare_fp_fast());
+}
+
+TEST(FpFastTest, SinglePrecisionMatchesSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const std::vector<uint32_t> v = corpus<uint32_t, float>(23);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fadd s", __wrap_helper_vfp_adds_aarch64, __real_helper_vfp_adds_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fsub s", __wrap_helper_vfp_subs_aarch64, __real_helper_vfp_subs_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fmul s", __wrap_helper_vfp_muls_aarch64, __real_helper_vfp_muls_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fdiv s", __wrap_helper_vfp_divs_aarch64, __real_helper_vfp_divs_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_unary<uint32_t>("fsqrt s", __wrap_helper_vfp_sqrts_aarch64, __real_helper_vfp_sqrts_aarch64, v),
+      0);
+}
+
+TEST(FpFastTest, DoublePrecisionMatchesSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const std::vector<uint64_t> v = corpus<uint64_t, double>(52);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fadd d", __wrap_helper_vfp_addd_aarch64, __real_helper_vfp_addd_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fsub d", __wrap_helper_vfp_subd_aarch64, __real_helper_vfp_subd_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fmul d", __wrap_helper_vfp_muld_aarch64, __real_helper_vfp_muld_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fdiv d", __wrap_helper_vfp_divd_aarch64, __real_helper_vfp_divd_aarch64, v),
+      0);
+  EXPECT_EQ(
+      compare_unary<uint64_t>("fsqrt d", __wrap_helper_vfp_sqrtd_aarch64, __real_helper_vfp_sqrtd_aarch64, v),
+      0);
+}
+
+TEST(FpFastTest, RandomOperandsMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const Binary<uint32_t> fast_s[4] = {__wrap_helper_vfp_adds_aarch64, __wrap_helper_vfp_subs_aarch64,
+                                      __wrap_helper_vfp_muls_aarch64, __wrap_helper_vfp_divs_aarch64};
+  const Binary<uint32_t> real_s[4] = {__real_helper_vfp_adds_aarch64, __real_helper_vfp_subs_aarch64,
+                                      __real_helper_vfp_muls_aarch64, __real_helper_vfp_divs_aarch64};
+  EXPECT_EQ((compare_random<uint32_t, float>(23, fast_s, real_s, __wrap_helper_vfp_sqrts_aarch64,
+                                             __real_helper_vfp_sqrts_aarch64)),
+            0);
+  const Binary<uint64_t> fast_d[4] = {__wrap_helper_vfp_addd_aarch64, __wrap_helper_vfp_subd_aarch64,
+                                      __wrap_helper_vfp_muld_aarch64, __wrap_helper_vfp_divd_aarch64};
+  const Binary<uint64_t> real_d[4] = {__real_helper_vfp_addd_aarch64, __real_helper_vfp_subd_aarch64,
+                                      __real_helper_vfp_muld_aarch64, __real_helper_vfp_divd_aarch64};
+  EXPECT_EQ((compare_random<uint64_t, double>(52, fast_d, real_d, __wrap_helper_vfp_sqrtd_aarch64,
+                                              __real_helper_vfp_sqrtd_aarch64)),
+            0);
+}
+
+}  // namespace
+}  // namespace emu
+
+#endif  // A64RUN_WRAP_TRANSLATOR

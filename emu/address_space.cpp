@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,8 +38,31 @@ constexpr uint64_t kThpSize = uint64_t{2} << 20;
 
 bool same_kind(const Vma& a, const Vma& b) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
+  if (a.huge_shift != b.huge_shift) return false;
   if (a.flags & kVmaAnon) return true;
   return a.inode == b.inode && a.dev == b.dev && a.offset + (a.end - a.start) == b.offset;
+}
+
+// vm.max_map_count, the most VMAs a process may have. The guest's VMAs are counted against it here, as
+// Linux counts a process's: the host's own count of a64run's mappings says nothing about them (guest pages
+// with the same host protection share one host mapping). Read again when the last reading is over 10 ms
+// old, so that a value the guest writes (as root) applies as soon as on Linux while mmap costs no read.
+size_t max_map_count() {
+  static std::atomic<int64_t> read_at{INT64_MIN};
+  static std::atomic<size_t> value{65530};  // DEFAULT_MAX_MAP_COUNT
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+  const int64_t now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  if (now - read_at.load(std::memory_order_relaxed) > 10000000) {
+    if (FILE* f = ::fopen("/proc/sys/vm/max_map_count", "re")) {
+      long long v = 0;
+      if (std::fscanf(f, "%lld", &v) == 1 && v >= 0)
+        value.store(static_cast<size_t>(v), std::memory_order_relaxed);
+      ::fclose(f);
+    }
+    read_at.store(now, std::memory_order_relaxed);
+  }
+  return value.load(std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -131,6 +155,20 @@ void AddressSpace::split_at_locked(uint64_t addr) {
   if (!(v.flags & kVmaAnon)) tail.offset = v.offset + (addr - v.start);
   v.end = addr;
   vmas_.emplace(addr, std::move(tail));
+}
+
+bool AddressSpace::punches_hole_locked(uint64_t start, uint64_t end) const {
+  const Vma* v = vma_at_locked(start);
+  return v != nullptr && v->start < start && end < v->end;
+}
+
+void AddressSpace::merge_range_locked(uint64_t start, uint64_t end) {
+  auto it = vmas_.lower_bound(start);
+  while (it != vmas_.end() && it->first <= end) {
+    const uint64_t at = it->first;
+    ++it;  // merging erases the VMA at `at`, never the next one
+    merge_around_locked(at);
+  }
 }
 
 void AddressSpace::remove_range_locked(uint64_t start, uint64_t end) {
@@ -232,11 +270,15 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   std::optional<CodeGate::Closed> closed;
   if ((flags & MAP_FIXED) && range_ok(addr, len) && any_access(addr, addr + len)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
+  // do_mmap: one VMA past vm.max_map_count is allowed, not two.
+  if (vmas_.size() > max_map_count()) return -ENOMEM;
   int64_t where;
   if (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE)) {
     if (addr & (align - 1)) return -EINVAL;
     if (!range_ok(addr, len) || addr < kMmapMinAddr) return (flags & MAP_FIXED) ? -ENOMEM : -EPERM;
     if (!(flags & MAP_FIXED) && overlaps_locked(addr, addr + len)) return -EEXIST;
+    // vms_gather_munmap_vmas: a MAP_FIXED hole in the middle of a VMA needs one more VMA.
+    if (punches_hole_locked(addr, addr + len) && vmas_.size() >= max_map_count()) return -ENOMEM;
     where = static_cast<int64_t>(addr);
   } else if (align == kPageSize) {
     where = find_free_locked(len, addr);
@@ -247,7 +289,11 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
     if (where < 0) return where;
     where = static_cast<int64_t>((static_cast<uint64_t>(where) + align - 1) & ~(align - 1));
   }
-  return map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
+  const int64_t r = map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
+  // vma_merge_new_range: a new mapping joins its neighbours of the same kind, so the count and
+  // /proc/PID/maps are Linux's. A shared anonymous mapping is an object of its own and joins none.
+  if (r >= 0 && !((vflags & kVmaShared) && (vflags & kVmaAnon))) merge_range_locked(where, where + len);
+  return r;
 }
 
 int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
@@ -258,6 +304,8 @@ int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
   std::optional<CodeGate::Closed> closed;
   if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
+  // vms_gather_munmap_vmas: a hole in the middle of a VMA needs one more VMA.
+  if (punches_hole_locked(addr, end) && vmas_.size() >= max_map_count()) return -ENOMEM;
   return unmap_locked(addr, end);
 }
 
@@ -287,6 +335,14 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
+  // split_vma refuses a split at vm.max_map_count; a VMA that keeps its protection is not split.
+  const size_t limit = max_map_count();
+  size_t splits = 0;
+  for (const uint64_t at : {addr, end}) {
+    const Vma* v = vma_at_locked(at == end ? end - 1 : at);
+    if (v != nullptr && v->start < at && at < v->end && v->prot != prot) splits++;
+  }
+  if (splits > 0 && vmas_.size() + splits - 1 >= limit) return -ENOMEM;
   split_at_locked(addr);
   split_at_locked(end);
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
@@ -299,6 +355,7 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
     }
     v.prot = prot;
   }
+  merge_range_locked(addr, end);  // vma_modify_flags: the changed range joins neighbours of the same kind
   bump_generation();
   return 0;
 }
@@ -451,6 +508,8 @@ int64_t AddressSpace::mremap_to_locked(Remap rm) {
 // mapped after them as the VMA continues (zero pages, or the next part of the file); [dest, dest + new_len)
 // is free and disjoint from the old range.
 int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
+  // move_vma: a move may split the old VMA and the new range's neighbours, up to three more VMAs.
+  if (vmas_.size() + 3 >= max_map_count()) return -ENOMEM;
   const Vma v = *vma_at_locked(rm.old_addr);
   const bool anon = v.flags & kVmaAnon;
   const uint64_t old_addr = rm.old_addr;

@@ -260,6 +260,11 @@ class AddressSpace {
   int64_t move_pages_locked(const Remap& rm, uint64_t dest);
   bool grow_down_locked(uint64_t addr);
   void merge_around_locked(uint64_t addr);
+  // Merges every VMA that starts in [start, end] with the one before it, when they are of the same kind.
+  void merge_range_locked(uint64_t start, uint64_t end);
+  // True when [start, end) lies inside one VMA and touches neither of its ends (unmapping it splits in
+  // three).
+  bool punches_hole_locked(uint64_t start, uint64_t end) const;
   void merge_all_locked();
   void bump_generation() { generation_.fetch_add(1, std::memory_order_acq_rel); }
   void bump_code_generation() { code_generation_.fetch_add(1, std::memory_order_acq_rel); }

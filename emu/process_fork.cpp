@@ -243,6 +243,7 @@ int64_t vm_clone(Task& t, const ForkRequest& r) {
 }  // namespace
 
 int64_t fork_process(Task& t, const ForkRequest& r) {
+  if (r.flags & CLONE_FILES) syscalls::note_files_shared();
   if ((r.flags & CLONE_VM) && !(r.flags & CLONE_VFORK)) return vm_clone(t, r);
   if (r.flags & CLONE_VM) return vfork_shared(t, r);
 

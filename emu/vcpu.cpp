@@ -43,8 +43,9 @@ constexpr uint64_t kTlbGrowNsPerEntry = 1000;
 constexpr uint64_t kTlbInitialEntries = 256;       // QEMU's CPU_TLB_DYN_DEFAULT_BITS
 constexpr uint64_t kTlbMaxEntries = 1u << 22;      // CPU_TLB_DYN_MAX_BITS
 constexpr uint64_t kCodeCacheBytes = 32ull << 20;  // Unicorn clears all of it on every flush
-// Host faults in a row that the address space allows when they are looked at (another thread changed the
-// page meanwhile, or a stack grew): the access runs again. More means the host pages disagree with the VMAs.
+// Host faults in a row at one address that the address space allows when they are looked at (another thread
+// changed the page meanwhile, or a stack grew): the access runs again. More means the host pages disagree
+// with the VMAs.
 constexpr uint32_t kMaxHostRetries = 16;
 
 // Two fields of Unicorn 2.1.1's private struct uc_struct (include/uc_priv.h), at the offsets Debian's build
@@ -466,6 +467,12 @@ bool Vcpu::classify_host_fault() {
   const int prot = as_.page_prot(f.fault_addr, &past_eof);
   const int allowed = host_prot(prot < 0 ? 0 : prot);
   if ((allowed & f.access) && !past_eof) {
+    // A fault at a new address is progress (a MAP_GROWSDOWN stack grows a page per fault, for as long as
+    // the recursion goes); the same address refused again and again is a64run's bug.
+    if (f.fault_addr != retry_addr_) {
+      retry_addr_ = f.fault_addr;
+      host_retries_ = 0;
+    }
     if (++host_retries_ > kMaxHostRetries) {
       fmt::print(stderr, "a64run: internal error: the host refuses a {} of {:#x} that the guest may make\n",
                  f.access == PROT_WRITE ? "write" : "read", f.fault_addr);

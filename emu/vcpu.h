@@ -212,7 +212,8 @@ class Vcpu {
   bool host_faults_ok_ = false;  // the engine's layout lets a host fault in its code become the guest's
   bool direct_ok_ = false;       // ... and direct access is wanted (prepare_direct_memory)
   bool direct_ = false;          // translations access the window directly
-  uint32_t host_retries_ = 0;    // host faults in a row that the address space then allowed
+  uint32_t host_retries_ = 0;    // host faults in a row at retry_addr_ that the address space then allowed
+  uint64_t retry_addr_ = 0;      // the guest address of the last such fault
   StopInfo stop_;
   StopInfo fault_;  // the last refused TLB fill; the stop reason only when uc_emu_start reports an error
   uint64_t synced_generation_ = 0;

@@ -39,6 +39,17 @@ bool is_reserved_fd(int fd) {
   return false;
 }
 
+namespace {
+std::atomic<bool> g_files_shared{false};
+}  // namespace
+
+void note_files_shared() {
+  g_files_shared.store(true, std::memory_order_relaxed);
+}
+bool files_maybe_shared() {
+  return g_files_shared.load(std::memory_order_relaxed);
+}
+
 int make_reserved_fd(int fd) {
   rlimit rl{};
   int floor = 900;

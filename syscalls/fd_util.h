@@ -12,6 +12,11 @@ bool is_reserved_fd(int fd);
 // Moves an emulator-owned fd up out of the way of the guest's low numbers, marks it reserved and
 // close-on-exec, and returns the new number.
 int make_reserved_fd(int fd);
+// Whether this process's descriptor table may be shared with another process: set by a clone with
+// CLONE_FILES (before it, so the child has it too), never cleared. close_range's CLOSE_RANGE_UNSHARE then
+// unshares first, as the kernel does for a table with more than one user.
+void note_files_shared();
+bool files_maybe_shared();
 // Threads the emulator runs for itself (the host signal intake, a CLONE_VM child's helper): hidden from
 // /proc/self/task and the Threads: count of /proc/self/status. A fork child clears the table.
 void reserve_tid(int tid);

@@ -24,9 +24,9 @@
 # binfmt_misc entry exists, so the host kernel refuses the child (ENOEXEC).
 # Each case names its test methods (-m patterns): the whole modules take
 # 20 s to over 15 min each under a64run; the selections keep what exercises
-# the emulator (fork, exec, threads, signals, mmap, ptys, selectors) in about
-# three minutes of one core for the ten cases on an idle host (several times
-# that on a loaded one).
+# the emulator (fork, exec, threads, signals, mmap, ptys, selectors, sockets)
+# in about three and a half minutes of one core for the twelve cases on an
+# idle host (several times that on a loaded one).
 set -euo pipefail
 
 usage() { sed -n '/^# Usage:/,/^# Prints/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
@@ -81,6 +81,17 @@ reg faulthandler exec test_faulthandler test_sigsegv test_sigabrt test_sigbus \
   test_dump_traceback test_dump_traceback_threads test_enable_file test_register
 reg pty plain test_pty
 reg file_eintr exec test_file_eintr CTestFileIOSignalInterrupt
+# A single-threaded guest must not read as multi-threaded: /proc/self/stat's
+# num_threads counted a64run's own threads once, and CPython then warned "This
+# process is multi-threaded, use of fork() may lead to deadlocks" on every fork
+# (these check an empty stderr, and the warning when a second thread exists).
+reg threading exec test_threading test_main_thread_after_fork test_dummy_thread_after_fork \
+  test_is_alive_after_fork test_native_id_after_fork test_2_join_in_forked_process \
+  test_3_join_in_forked_from_thread test_reinit_tls_after_fork
+# if_nameindex, if_nametoindex, if_indextoname (SIOCGIFNAME, SIOCGIFINDEX and
+# netlink) and symbolic IPv6 scope ids.
+reg socket plain test_socket testInterfaceNameIndex testInvalidInterfaceIndexToName \
+  test_getaddrinfo_ipv6_scopeid_symbolic test_getnameinfo_ipv6_scopeid_symbolic
 reg concurrent_futures exec test_concurrent_futures 'ThreadPool*' \
   'ProcessPoolForkProcessPoolExecutorTest.test_map*' 'ProcessPoolForkProcessPoolShutdownTest.test_*join*'
 

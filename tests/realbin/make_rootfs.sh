@@ -43,6 +43,7 @@
 #     coreutils               libacl1 libattr1 libcap2 libgmp10 libselinux1
 #                             (libpcre2-8-0) libssl3t64 (zlib1g libzstd1)
 #     libc-bin                getent
+#     tar                     (the tar case: fchmodat2 on extraction)
 #     python3.13-minimal      as in python, without the standard library's
 #                             libpython3.13-stdlib (encodings and os are in
 #                             libpython3.13-minimal)
@@ -89,10 +90,10 @@ case $TREE in
     PACKAGES=(
       libc6 libgcc-s1 libc-bin bash libtinfo6 coreutils libacl1 libattr1 libcap2 libgmp10 libselinux1
       libpcre2-8-0 libssl3t64 zlib1g libzstd1 libexpat1 libpython3.13-minimal python3.13-minimal
-      python3-minimal
+      python3-minimal tar
     )
     SUITE=trixie
-    SANITY=(usr/bin/bash usr/bin/python3 usr/bin/python3.13 usr/bin/getent usr/bin/ls usr/bin/id
+    SANITY=(usr/bin/bash usr/bin/tar usr/bin/python3 usr/bin/python3.13 usr/bin/getent usr/bin/ls usr/bin/id
             usr/lib/python3.13/encodings/__init__.py lib/ld-linux-aarch64.so.1)
     STAMP_NAME=realbin-sysroot
     ;;

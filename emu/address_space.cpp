@@ -46,14 +46,15 @@ bool same_kind(const Vma& a, const Vma& b) {
 // vm.max_map_count, the most VMAs a process may have. The guest's VMAs are counted against it here, as
 // Linux counts a process's: the host's own count of a64run's mappings says nothing about them (guest pages
 // with the same host protection share one host mapping). Read again when the last reading is over 10 ms
-// old, so that a value the guest writes (as root) applies as soon as on Linux while mmap costs no read.
+// old, so that a value the guest writes (as root) applies within 10 ms while mmap costs no read.
 size_t max_map_count() {
-  static std::atomic<int64_t> read_at{INT64_MIN};
+  static std::atomic<int64_t> read_at{-1};  // never read
   static std::atomic<size_t> value{65530};  // DEFAULT_MAX_MAP_COUNT
   timespec ts{};
   ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
   const int64_t now = ts.tv_sec * 1000000000LL + ts.tv_nsec;
-  if (now - read_at.load(std::memory_order_relaxed) > 10000000) {
+  const int64_t last = read_at.load(std::memory_order_relaxed);
+  if (last < 0 || now - last > 10000000) {
     if (FILE* f = ::fopen("/proc/sys/vm/max_map_count", "re")) {
       long long v = 0;
       if (std::fscanf(f, "%lld", &v) == 1 && v >= 0)

@@ -36,10 +36,12 @@ constexpr uintptr_t kWindowAlign = uintptr_t{1} << 30;
 // A transparent huge page (x86-64's PMD size): the smallest mapping that can hold one.
 constexpr uint64_t kThpSize = uint64_t{2} << 20;
 
-bool same_kind(const Vma& a, const Vma& b) {
+// `continuation`: b is a's growth by mremap (one object, even when it is shared anonymous memory).
+bool same_kind(const Vma& a, const Vma& b, bool continuation = false) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
   if (a.huge_shift != b.huge_shift) return false;
-  if (a.flags & kVmaAnon) return true;
+  // Each shared anonymous mapping is an object of its own (shmem_zero_setup's file): it joins none.
+  if (a.flags & kVmaAnon) return continuation || !(a.flags & kVmaShared);
   return a.inode == b.inode && a.dev == b.dev && a.offset + (a.end - a.start) == b.offset;
 }
 
@@ -292,8 +294,8 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   }
   const int64_t r = map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
   // vma_merge_new_range: a new mapping joins its neighbours of the same kind, so the count and
-  // /proc/PID/maps are Linux's. A shared anonymous mapping is an object of its own and joins none.
-  if (r >= 0 && !((vflags & kVmaShared) && (vflags & kVmaAnon))) merge_range_locked(where, where + len);
+  // /proc/PID/maps are Linux's.
+  if (r >= 0) merge_range_locked(where, where + len);
   return r;
 }
 
@@ -337,13 +339,11 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   std::unique_lock lk(mu_);
   if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
   // split_vma refuses a split at vm.max_map_count; a VMA that keeps its protection is not split.
-  const size_t limit = max_map_count();
-  size_t splits = 0;
-  for (const uint64_t at : {addr, end}) {
-    const Vma* v = vma_at_locked(at == end ? end - 1 : at);
-    if (v != nullptr && v->start < at && at < v->end && v->prot != prot) splits++;
-  }
-  if (splits > 0 && vmas_.size() + splits - 1 >= limit) return -ENOMEM;
+  const Vma& first = *vma_at_locked(addr);
+  const Vma& last = *vma_at_locked(end - 1);
+  const size_t splits =
+      size_t{first.start < addr && first.prot != prot} + size_t{end < last.end && last.prot != prot};
+  if (splits > 0 && vmas_.size() + splits - 1 >= max_map_count()) return -ENOMEM;
   split_at_locked(addr);
   split_at_locked(end);
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
@@ -471,7 +471,7 @@ int64_t AddressSpace::grow_in_place_locked(const Remap& rm) {
   const int64_t r = map_fixed_locked(grow_at, rm.new_len - rm.old_len, v.prot, v.flags, src);
   if (fd >= 0) ::close(fd);
   if (r < 0) return r;
-  merge_around_locked(grow_at);
+  merge_around_locked(grow_at, /*continuation=*/true);
   return static_cast<int64_t>(rm.old_addr);
 }
 
@@ -565,7 +565,7 @@ int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
     const int64_t r = map_fixed_locked(dest + old_len, rm.new_len - old_len, v.prot, v.flags, src);
     if (ext_fd >= 0) ::close(ext_fd);
     if (r < 0) return r;
-    merge_around_locked(dest + old_len);
+    merge_around_locked(dest + old_len, /*continuation=*/true);
   }
   bump_generation();
   return static_cast<int64_t>(dest);
@@ -732,11 +732,11 @@ bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) cons
 }
 
 // Joins the VMA starting at addr with the one ending there when they describe the same kind of memory.
-void AddressSpace::merge_around_locked(uint64_t addr) {
+void AddressSpace::merge_around_locked(uint64_t addr, bool continuation) {
   auto it = vmas_.find(addr);
   if (it == vmas_.end() || it == vmas_.begin()) return;
   auto prev = std::prev(it);
-  if (!same_kind(prev->second, it->second)) return;
+  if (!same_kind(prev->second, it->second, continuation)) return;
   prev->second.end = it->second.end;
   prev->second.fetched |= it->second.fetched;
   vmas_.erase(it);

@@ -259,7 +259,9 @@ class AddressSpace {
   int64_t grow_in_place_locked(const Remap& rm);
   int64_t move_pages_locked(const Remap& rm, uint64_t dest);
   bool grow_down_locked(uint64_t addr);
-  void merge_around_locked(uint64_t addr);
+  // Joins the VMA at addr with the one before it when they are of the same kind. `continuation`: the VMA at
+  // addr is the one before it grown by mremap, which joins it even as a shared anonymous mapping.
+  void merge_around_locked(uint64_t addr, bool continuation = false);
   // Merges every VMA that starts in [start, end] with the one before it, when they are of the same kind.
   void merge_range_locked(uint64_t start, uint64_t end);
   // True when [start, end) lies inside one VMA and touches neither of its ends (unmapping it splits in

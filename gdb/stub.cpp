@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 
@@ -131,6 +132,7 @@ void Stub::adopt(int conn_fd) {
     ::dup3(conn_fd, conn_slot_, O_CLOEXEC);
     ::close(conn_fd);
     final_sent_ = false;
+    final_acked_ = false;
   }
   conn_.store(conn_slot_, std::memory_order_release);
   files_.clear();
@@ -216,8 +218,14 @@ void Stub::read_input() {
 void Stub::on_item(const Decoder::Item& item) {
   const int fd = conn_.load(std::memory_order_acquire);
   switch (item.kind) {
-    case Decoder::Kind::kAck:
+    case Decoder::Kind::kAck: {
+      std::lock_guard lk(send_mu_);
+      if (final_sent_) {
+        final_acked_ = true;
+        final_cv_.notify_all();
+      }
       return;
+    }
     case Decoder::Kind::kNak:
       if (!last_sent_.empty()) (void)write_all(fd, last_sent_);
       return;
@@ -246,6 +254,8 @@ void Stub::drop_connection() {
     const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);  // closes the socket, keeps the number
     ::dup3(null, conn_slot_, O_CLOEXEC);
     ::close(null);
+    final_acked_ = true;
+    final_cv_.notify_all();
   }
   files_.clear();
   dbg_.detach();
@@ -262,11 +272,16 @@ void Stub::send(std::string_view payload) {
 }
 
 void Stub::send_final(const std::string& packet) {
-  std::lock_guard lk(send_mu_);
+  std::unique_lock lk(send_mu_);
   const int fd = conn_.load(std::memory_order_acquire);
   if (fd < 0 || final_sent_) return;
   final_sent_ = true;
   (void)write_all(fd, frame(packet));
+  // As gdbserver and qemu's stub: the process ends once the client has acknowledged its end ('+', read by
+  // the stub thread), so the client's acknowledgement never meets a closed socket (EPIPE on a Unix socket).
+  // Bounded, for a client that stopped reading.
+  if (!no_ack_.load(std::memory_order_relaxed))
+    final_cv_.wait_for(lk, std::chrono::seconds(2), [this] { return final_acked_; });
   ::shutdown(fd, SHUT_WR);
 }
 

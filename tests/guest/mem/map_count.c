@@ -81,6 +81,8 @@ static void adjacent_mappings_merge(void) {
                  MAP_SHARED | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   CHECK(s == base + 4 * kPage && t == base + 5 * kPage);
   CHECK_EQ(maps_lines((uintptr_t)(base + 4 * kPage), (uintptr_t)(base + 6 * kPage)), 2);
+  CHECK_SYS(mprotect(base + 4 * kPage, 2 * kPage, PROT_READ));
+  CHECK_EQ(maps_lines((uintptr_t)(base + 4 * kPage), (uintptr_t)(base + 6 * kPage)), 2);
   CHECK_SYS(munmap(base, 8 * kPage));
 }
 

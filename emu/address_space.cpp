@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -19,6 +18,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+
+#include "emu/fault_access.h"
 
 namespace emu {
 namespace {
@@ -200,9 +201,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
                                        const MapSource& src) {
   const uint64_t end = addr + len;
   const int hprot = host_prot(prot);
-  uint64_t past_eof = UINT64_MAX;
+  const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
   if (src.host_fd < 0) {
-    const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
     // Huge pages are reserved at mmap time (no MAP_NORESERVE), so a later fault never finds none: that
     // SIGBUS would hit the emulator. The host refuses with ENOMEM first when it has too few.
     const int kind = src.huge_shift != 0 ? MAP_HUGETLB | (src.huge_shift << MAP_HUGE_SHIFT) : MAP_NORESERVE;
@@ -214,29 +214,27 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     if (share == MAP_PRIVATE && src.huge_shift == 0 && len >= kThpSize && guest_huge_pages())
       (void)::madvise(host(addr), len, MADV_HUGEPAGE);
   } else {
-    // Pages wholly past the end of the file are left as reservation: touching them is the guest's SIGBUS (the
-    // fill hook refuses them), where a host mapping would raise SIGBUS in the emulator itself.
-    struct stat st {};
-    uint64_t file_len = len;
-    // (A hugetlbfs file grows to the mapping's size when mapped: no page of it lies past the end.)
-    if (src.huge_shift == 0 && ::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) {
-      const auto fsize = static_cast<uint64_t>(st.st_size);
-      file_len = fsize > src.offset ? std::min(len, page_up(fsize - src.offset)) : 0;
-    }
-    const int share = (vflags & kVmaShared) ? MAP_SHARED : MAP_PRIVATE;
-    if (file_len > 0 && ::mmap(host(addr), file_len, hprot, share | MAP_FIXED, src.host_fd,
-                               static_cast<off_t>(src.offset)) == MAP_FAILED)
+    // The invariant for file pages past the end of the file: a file mapping is the host's mapping of the
+    // same file over the whole VMA, whatever the file's length now; a64run keeps no length of its own.
+    // Linux decides at each fault whether a page lies past the end of the file (SIGBUS) or holds its data,
+    // and the host makes the same decision for the guest's access when the access happens: once the file
+    // has grown (ftruncate, write, fallocate, by any process) the page reads the file and MAP_SHARED stores
+    // reach it; after a shrink it faults again. A host SIGBUS there is the guest's: in translated code its
+    // SIGBUS (emu/host_fault.cpp, case (b)), in a checked copy EFAULT (emu/fault_access.h), in a host system
+    // call the host's EFAULT. The TLB fill hook, which also serves Unicorn's helpers (exclusives, atomics),
+    // asks the host at each fill (page_prot). The host mapping lies inside the window like any other, so
+    // the bounds argument of docs/memory.md covers it.
+    if (::mmap(host(addr), len, hprot, share | MAP_FIXED, src.host_fd, static_cast<off_t>(src.offset)) ==
+        MAP_FAILED)
       return -errno;
-    if (file_len < len) {
-      release_host_locked(addr + file_len, addr + len);
-      past_eof = addr + file_len;
-    }
+    struct stat st {};
+    if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) vflags |= kVmaRegularFile;
   }
   if (overlaps_locked(addr, end)) {
     remove_range_locked(addr, end);
     bump_generation();
   }
-  if (lock_future_ >= 0 && ::syscall(SYS_mlock2, host(addr), len, lock_future_) != 0) {
+  if (lock_future_ >= 0 && lock_new_mapping(host(addr), len, lock_future_, src.host_fd >= 0) != 0) {
     // mlock_future_ok refused: Linux checks before it maps; here the range is given back (a MAP_FIXED
     // mapping it replaced is gone, where Linux keeps it).
     release_host_locked(addr, end);
@@ -251,7 +249,6 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
   v.dev = src.dev;
   v.inode = src.inode;
   v.name = src.name;
-  v.file_end = past_eof;
   v.huge_shift = src.huge_shift;
   if (lock_future_ >= 0) v.flags |= kVmaLocked;
   vmas_.emplace(addr, std::move(v));
@@ -352,10 +349,7 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
     Vma& v = it->second;
     const int hprot = host_prot(prot);
-    const uint64_t backed_end = std::min(v.end, v.file_end);
-    if (hprot != host_prot(v.prot) && backed_end > v.start &&
-        ::mprotect(host(v.start), backed_end - v.start, hprot) != 0)
-      return -errno;
+    if (hprot != host_prot(v.prot) && ::mprotect(host(v.start), v.end - v.start, hprot) != 0) return -errno;
     if ((v.prot & PROT_EXEC) && v.fetched && prot != v.prot) {
       bump_code_generation();
       v.fetched = false;
@@ -556,7 +550,6 @@ int64_t AddressSpace::move_pages_locked(const Remap& rm, uint64_t dest) {
   nv.start = dest;
   nv.end = dest + old_len;
   nv.offset = src.offset;
-  if (v.file_end != UINT64_MAX) nv.file_end = v.file_end - old_addr + dest;
   vmas_.emplace(dest, std::move(nv));
   if (!(rm.flags & MREMAP_DONTUNMAP)) {
     remove_range_locked(old_addr, old_addr + old_len);
@@ -693,7 +686,7 @@ AddressSpace::Reach AddressSpace::reach_locked(uint64_t addr, uint64_t len, int 
   if (addr >= size_) return r;
   const uint64_t end = addr + std::min(len, size_ - addr);
   uint64_t cursor = addr;
-  bool contiguous = true;  // no gap and no page past the end of a file yet: the usable prefix still grows
+  bool contiguous = true;  // no gap yet: the usable prefix still grows
   auto it = vmas_.upper_bound(addr);
   if (it != vmas_.begin()) --it;
   for (; it != vmas_.end() && it->second.start < end; ++it) {
@@ -705,11 +698,7 @@ AddressSpace::Reach AddressSpace::reach_locked(uint64_t addr, uint64_t len, int 
       return r;
     }
     const uint64_t vend = std::min(v.end, end);
-    const uint64_t backed = prot != 0 ? std::min(vend, std::max(v.file_end, v.start)) : vend;
-    if (contiguous) {
-      r.usable = std::max(backed, cursor) - addr;
-      contiguous = backed == vend;
-    }
+    if (contiguous) r.usable = vend - addr;
     cursor = vend;
   }
   r.reach = end - addr;
@@ -737,8 +726,6 @@ bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) cons
   for (; it != vmas_.end() && cursor < end; ++it) {
     const Vma& v = it->second;
     if (v.start > cursor || v.end <= cursor || (v.prot & prot) != prot) return false;
-    // Pages past the end of a mapped file exist (mprotect, msync) but cannot be read or written.
-    if (prot != 0 && v.file_end < std::min(end, v.end)) return false;
     cursor = v.end;
   }
   return cursor >= end;
@@ -749,8 +736,7 @@ void AddressSpace::merge_around_locked(uint64_t addr, bool continuation) {
   auto it = vmas_.find(addr);
   if (it == vmas_.end() || it == vmas_.begin()) return;
   auto prev = std::prev(it);
-  if (!same_kind(prev->second, it->second, continuation) || prev->second.file_end != it->second.file_end)
-    return;
+  if (!same_kind(prev->second, it->second, continuation)) return;
   prev->second.end = it->second.end;
   prev->second.fetched |= it->second.fetched;
   vmas_.erase(it);
@@ -786,7 +772,12 @@ int AddressSpace::page_prot(uint64_t addr, bool* past_eof, bool fetch) {
     auto it = vmas_.upper_bound(addr);
     if (it != vmas_.begin() && std::prev(it)->second.end > addr) {
       Vma& v = std::prev(it)->second;
-      *past_eof = addr >= v.file_end;
+      // A page of a regular file the guest may touch: the host's mapping says whether it lies past the end
+      // of the file now (map_fixed_locked's invariant). Under the shared lock the host mapping is the VMA's,
+      // so a fault of this load is the file's SIGBUS.
+      uint32_t word;
+      *past_eof = (v.flags & kVmaRegularFile) && v.prot != PROT_NONE &&
+                  !fault_load32(reinterpret_cast<const uint32_t*>(host(page_down(addr))), &word);
       if (fetch && (v.prot & PROT_EXEC)) {
         std::atomic_ref<bool> fetched(v.fetched);
         if (!fetched.load(std::memory_order_relaxed)) fetched.store(true, std::memory_order_relaxed);

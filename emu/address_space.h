@@ -49,6 +49,9 @@ enum VmaFlags : uint32_t {
   kVmaHeap = 1u << 4,       // the brk area, "[heap]"
   kVmaSysvShm = 1u << 5,    // a SysV shared memory attach (shmat): inode is the segment's id
   kVmaLocked = 1u << 6,     // mlocked (VM_LOCKED): the host locks the pages, this says so in /proc
+  // A regular file's mapping: its pages past the end of the file, which the file's length decides at each
+  // access, fault on the host with SIGBUS (AddressSpace::map_fixed_locked).
+  kVmaRegularFile = 1u << 7,
 };
 
 struct Vma {
@@ -60,9 +63,6 @@ struct Vma {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;  // path for file mappings, "[stack]", "[heap]" or empty
-  // File mappings: pages from here up lie wholly past the end of the file; touching them is SIGBUS, and the
-  // host pages stay PROT_NONE reservation. UINT64_MAX when the whole VMA is backed.
-  uint64_t file_end = UINT64_MAX;
   // Some vCPU fetched (and so may have translated) code from this VMA since its translations were last
   // made stale. Set by the TLB fill hook under the shared lock (through std::atomic_ref), read and cleared
   // under the exclusive lock. Unmapping or re-protecting executable pages nobody ran costs no code flush.
@@ -82,6 +82,11 @@ struct MapSource {
   uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
 };
 
+// Locks the host pages of a new guest mapping (mlock2 with `mlock2_flags`), as Linux's mmap locks and
+// populates one under MAP_LOCKED or MCL_FUTURE: 0, or -errno when the host refuses to lock it (the
+// RLIMIT_MEMLOCK check). `file`: a file mapping, whose pages past the end of the file cannot be populated.
+int64_t lock_new_mapping(void* host, uint64_t len, int mlock2_flags, bool file);
+
 // True unless A64RUN_SMALL_PAGES=1: private anonymous guest mappings of at least 2 MiB ask the host for
 // transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always".
 bool guest_huge_pages();
@@ -98,6 +103,8 @@ constexpr int host_prot(int prot) {
 // so no guest address can reach the emulator's own memory. Pages outside any VMA are PROT_NONE reservation
 // on the host; pages inside a VMA have the guest's permissions on the host too (host_prot), checked again
 // by the vCPU's TLB fill hook for accesses through the softmmu TLB and by the checked copies in guest_mem.h.
+// A file mapping is the host's mapping of the file over the whole VMA, so whether a page lies past the end
+// of the file is the host's answer at each access, as it is Linux's (AddressSpace::map_fixed_locked).
 // A PROT_NONE guard of kGuardSize bytes follows the window: translated code clamps every address past the
 // window to its end, and the guard makes that access fault.
 //
@@ -165,13 +172,14 @@ class AddressSpace {
   void set_mmap_top(uint64_t addr) { mmap_top_ = addr; }
   uint64_t mmap_top() const { return mmap_top_; }
 
-  // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared).
+  // True when [addr, addr+len) is entirely mapped with at least `prot`. Caller holds lock (shared). A file
+  // page past the end of its file passes: the host faults there (SIGBUS), and the copy that touches it fails.
   bool accessible_locked(uint64_t addr, uint64_t len, int prot) const;
   // How far into [addr, addr+len) a host call may go (caller holds lock, shared). `usable`: the length of
-  // the prefix mapped with `prot` (file pages past the end of the file are not). `reach`: where the first
-  // page that is mapped but lacks `prot` starts, or the window's end, or len. The host pages of everything
-  // before `reach` that is not usable are PROT_NONE reservation, where a host call faults as the guest's
-  // kernel would; beyond it the host could touch what the guest may not.
+  // the prefix mapped with `prot`. `reach`: where the first page that is mapped but lacks `prot` starts, or
+  // the window's end, or len. Before `reach`, the host pages that are not usable are PROT_NONE reservation,
+  // and file pages past the end of their file fault on the host: a host call stops there as the guest's
+  // kernel would. Beyond `reach` the host could touch what the guest may not.
   struct Reach {
     uint64_t usable;
     uint64_t reach;
@@ -180,15 +188,17 @@ class AddressSpace {
   // True when addr lies in a MAP_SHARED mapping (futexes there may be shared with other processes).
   bool is_shared(uint64_t addr) const;
   // What /proc/PID/mem reaches (access_remote_vm with FOLL_FORCE; emu/address_space_proc.cpp): the length of
-  // the prefix of [addr, addr+len) it reads or writes, whatever the pages' protection. It stops at a page no
-  // VMA maps or that lies wholly past the end of its file; a write also stops at a page of a shared or
-  // huge-page mapping without PROT_WRITE (gup's check_vma_flags forces writes into copy-on-write mappings
-  // only). `code` is set when the prefix holds executable pages a vCPU has fetched code from.
+  // the prefix of [addr, addr+len) it may read or write, whatever the pages' protection. It stops at a page
+  // no VMA maps; a write also stops at a page of a shared or huge-page mapping without PROT_WRITE (gup's
+  // check_vma_flags forces writes into copy-on-write mappings only). A file page past the end of its file
+  // is in the prefix: the host's own /proc/self/mem stops there (its fault is SIGBUS), as Linux's does.
+  // `code` is set when the prefix holds executable pages a vCPU has fetched code from.
   uint64_t forced_reach(uint64_t addr, uint64_t len, bool write, bool* code) const;
   // The parts of [start, end) that VMAs map, in order, adjacent ones joined (/proc/PID/pagemap).
   std::vector<std::pair<uint64_t, uint64_t>> mapped_ranges(uint64_t start, uint64_t end) const;
   // The permission of the page at addr, or -1 when unmapped. Grows a MAP_GROWSDOWN VMA when addr is in its
-  // guard range. Used by the TLB fill hook.
+  // guard range. Used by the TLB fill hook. *past_eof: the page belongs to a file mapping, the guest may
+  // touch it, and it lies past the end of the file now (the host's load of it faults: see map_fixed_locked).
   // `fetch`: the access is an instruction fetch, so the VMA may now hold translated code.
   int page_prot(uint64_t addr, bool* past_eof, bool fetch = false);
 

@@ -21,13 +21,11 @@ uint64_t AddressSpace::forced_reach(uint64_t addr, uint64_t len, bool write, boo
     if (v.end <= cursor) continue;
     if (v.start > cursor) break;  // a hole: access_remote_vm finds no VMA there
     if (write && !(v.prot & PROT_WRITE) && ((v.flags & kVmaShared) || v.huge_shift != 0)) break;
-    const uint64_t stop = std::min({v.end, end, std::max(v.file_end, v.start)});
-    if (stop <= cursor) break;  // past the end of the file: the fault is SIGBUS, the access fails
+    const uint64_t stop = std::min(v.end, end);
     // Set by the TLB fill hook under the shared lock (the Vma's comment).
     const bool fetched = std::atomic_ref<bool>(const_cast<bool&>(v.fetched)).load(std::memory_order_relaxed);
     if (code != nullptr && (v.prot & PROT_EXEC) && fetched) *code = true;
     cursor = stop;
-    if (stop < std::min(v.end, end)) break;
   }
   return cursor - addr;
 }

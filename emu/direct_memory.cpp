@@ -271,7 +271,11 @@ __attribute__((no_sanitize("thread", "address"))) bool in_code_buffer(uc_engine*
   return pc - start < field<size_t>(ctx, kCtxCodeSize);
 }
 
-void leave_faulting_code(uc_engine* uc, uintptr_t pc, const void* mask) {
+namespace {
+
+// Leaves translated code (or a helper it called) for the CPU loop with the guest state at `ra`, a return
+// address into translated code, as a refused TLB fill does.
+[[noreturn]] void leave_at(uc_engine* uc, uintptr_t ra, const void* mask) {
   void* cpu = field<void*>(uc, kUcCpu);
   // What unicorn_fill_tlb does when the TLB fill hook refuses a page (raise_mmu_exception): uc_emu_start
   // returns UC_ERR_EXCEPTION, and the CPU loop leaves at once.
@@ -281,7 +285,17 @@ void leave_faulting_code(uc_engine* uc, uintptr_t pc, const void* mask) {
   // The signal mask at the fault (the handler's own mask blocks the fault signals): the jump below does not
   // restore it. The kernel's sigset is 8 bytes.
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, mask, nullptr, 8);
-  cpu_loop_exit_restore_aarch64(cpu, pc + kGetpcAdj);
+  cpu_loop_exit_restore_aarch64(cpu, ra);
+}
+
+}  // namespace
+
+void leave_faulting_code(uc_engine* uc, uintptr_t pc, const void* mask) {
+  leave_at(uc, pc + kGetpcAdj, mask);  // the faulting instruction, as the return address of a call there
+}
+
+void leave_faulting_helper(uc_engine* uc, uintptr_t ra, const void* mask) {
+  leave_at(uc, ra, mask);
 }
 
 }  // namespace emu
@@ -317,6 +331,9 @@ bool in_code_buffer(uc_engine*, uintptr_t) {
   return false;
 }
 void leave_faulting_code(uc_engine*, uintptr_t, const void*) {
+  std::abort();
+}
+void leave_faulting_helper(uc_engine*, uintptr_t, const void*) {
   std::abort();
 }
 bool emit_direct_store(void*, uintptr_t, uintptr_t, int) {

@@ -43,4 +43,24 @@ const void* engine_tcg_context(uc_engine* uc);
 // True when `pc` lies in the translated code of `uc` (an engine prepare_direct_memory accepted).
 bool in_code_buffer(uc_engine* uc, uintptr_t pc);
 
+// The return address into translated code of the load, store or atomic helper this thread runs inside, or 0
+// (emu/helper_faults.cpp has the invariant). A host fault inside the helper, at a guest address, is the
+// guest's access that the helper was making for that code.
+uintptr_t helper_return();
+void set_helper_return(uintptr_t ra);
+// While a64run's own code runs inside a helper (the TLB fill hook), its faults are a64run's.
+class HelperReturnSuspended {
+ public:
+  HelperReturnSuspended() : saved_(helper_return()) { set_helper_return(0); }
+  ~HelperReturnSuspended() { set_helper_return(saved_); }
+  HelperReturnSuspended(const HelperReturnSuspended&) = delete;
+  HelperReturnSuspended& operator=(const HelperReturnSuspended&) = delete;
+
+ private:
+  uintptr_t saved_;
+};
+// A host fault inside a helper called from translated code of `uc` at return address `ra`
+// (helper_return()): as leave_faulting_code, with the guest state restored for that return address.
+[[noreturn]] void leave_faulting_helper(uc_engine* uc, uintptr_t ra, const void* mask);
+
 }  // namespace emu

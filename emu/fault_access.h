@@ -1,8 +1,9 @@
 // Host accesses to guest memory that a fault cannot kill: a page that passed the VMA check may still fault
-// when the emulator touches it (a file mapping whose file was truncated since: SIGBUS; a page another thread
-// unmaps between the check and the access: SIGSEGV). Linux's copy_from_user and futex word accesses return
-// EFAULT then, so these do too. Each routine's one faulting instruction has a fixup (fault_access.cpp): the
-// SIGSEGV and SIGBUS handler (emu/host_fault.h) moves a fault there to the fixup.
+// when the emulator touches it (a file page past the end of its file, whose length the host decides at the
+// access: SIGBUS; a page another thread unmaps between the check and the access: SIGSEGV). Linux's
+// copy_from_user and futex word accesses return EFAULT then, so these do too. Each routine's one faulting
+// instruction has a fixup (fault_access.cpp): the SIGSEGV and SIGBUS handler (emu/host_fault.h) moves a fault
+// there to the fixup.
 #pragma once
 
 #include <ucontext.h>

@@ -43,8 +43,8 @@ void note_host_read(const void* p, size_t n) {
 
 }  // namespace
 
-// The VMA check passes pages that may fault all the same (a file mapping truncated since: SIGBUS), as
-// Linux's copy_from_user would: fault_copy turns that into EFAULT.
+// The VMA check passes pages that may fault all the same (a file page past the end of its file: SIGBUS),
+// as Linux's copy_from_user would: fault_copy turns that into EFAULT.
 int64_t copy_in(AddressSpace& as, void* dst, uint64_t src, size_t n) {
   if (n == 0) return 0;
   std::shared_lock lk(as.lock());

@@ -30,7 +30,8 @@ uint8_t* host_range(AddressSpace& as, uint64_t addr, uint64_t len, int prot);
 // what the guest's would: Linux copies a buffer in order and stops at the first page it cannot touch. The
 // span is host(addr) and a length up to the first page that is mapped but lacks `prot` (which the host
 // could touch: private guest pages are host read-write) or the window's end; pages before that which are not
-// mapped are the window's PROT_NONE reservation, where the host stops by itself, as Linux would. len 0 when
+// mapped are the window's PROT_NONE reservation, and file pages past the end of their file fault on the
+// host: there the host stops by itself, as Linux would. len 0 when
 // the very first page may not be touched (or addr lies above the window). The caller checks access_ok
 // (user_range_ok) first.
 struct HostSpan {

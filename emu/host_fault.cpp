@@ -5,25 +5,32 @@
 //  (a) a fault at a fault_access routine's faulting instruction (emu/fault_access.h): a64run's own guarded
 //      access to guest memory, which resumes at the routine's fixup and gives EFAULT;
 //  (b) a fault of the guest's own access: the thread runs a vCPU with direct access (emu/direct_memory.h),
-//      the PC lies in that engine's code buffer and the address in the guest window or the guard after it.
-//      The host pages carry the guest's permissions, so this is the fault Linux would give the guest: the
-//      vCPU leaves the translated code at the faulting instruction (Vcpu::take_host_fault) and delivers the
-//      guest's SIGSEGV or SIGBUS with the exact address and code (Vcpu::classify_host_fault);
+//      the address lies in the guest window or the guard after it, and the PC in that engine's code buffer
+//      or in one of Unicorn's load, store and atomic helpers that translated code called (its slow path,
+//      its atomics), which mark the thread with their return address into that code for their duration
+//      (emu/helper_faults.cpp). The host pages carry the guest's permissions and file pages the file's
+//      length, so this is the fault Linux would give the guest: the vCPU leaves the translated code at the
+//      faulting instruction (Vcpu::take_host_fault) and delivers the guest's SIGSEGV or SIGBUS with the
+//      exact address and code (Vcpu::classify_host_fault);
 //  (c) anything else: an a64run bug. It goes to the handler installed before this one (a sanitizer's report),
 //      or a64run says where it faulted and the faulting instruction runs again under the default action,
-//      which ends the process with the signal. One guest-made case lands here too: a page that faults on
-//      the host although the VMA allows the access (a shared file truncated under its mapping) touched by
-//      one of Unicorn's helpers (exclusive and atomic accesses, DC ZVA) rather than by translated code. Its
-//      PC is in the helper, and nothing records where in translated code the helper was called from, so it
-//      ends a64run with the guest's own default action (SIGBUS) instead of reaching a guest handler.
-// (a) and (b) are told apart by the PC alone (a64run's code, Unicorn's code buffer), so no fault can be taken
-// for the other kind; (b) also needs the address in the window, so translated code that faults anywhere else
-// (a bug in the translator or its wrappers) is (c). A signal another process or thread sent (si_code <= 0) is
-// not a fault: it goes to the intake thread like any asynchronous signal.
+//      which ends the process with the signal. One guest-made case lands here too: a file page that lay
+//      inside its file when the vCPU's TLB was filled for it (the fill hook asks the host) and past its end
+//      when a helper without the mark (DC ZVA, the 128-bit pair compare-and-swap of LDXP/STXP/CASP)
+//      touched it through that entry: the file shrank in between. Nothing records where in translated code
+//      such a helper was called from, so it ends a64run with the guest's own default action (SIGBUS)
+//      instead of reaching a guest handler.
+// (a) is checked first and is told apart by the PC alone (a64run's code); (b) needs the PC in Unicorn's code
+// buffer or the helper mark, which is off whenever a64run's own code runs (the TLB fill hook suspends it),
+// so no fault of one kind can be taken for the other; (b) also needs the address in the window, so
+// translated code that faults anywhere else (a bug in the translator or its wrappers) is (c). A signal
+// another process or thread sent (si_code <= 0) is not a fault: it goes to the intake thread like any
+// asynchronous signal.
 //
 // The handler is installed with the raw rt_sigaction (signals/safe_syscall.h says why): it runs in the
 // context the kernel interrupted, in every build. (a) and the dispatch touch only the signal frame; (b) runs
-// only when the PC is in translated code, where no sanitizer runtime and no lock of a64run's is active.
+// only when the PC is in translated code or a marked helper, where no sanitizer runtime and no lock of
+// a64run's is active.
 #include "emu/host_fault.h"
 
 #include <signal.h>

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "emu/block_exit.h"
+#include "emu/direct_memory.h"
 #include "emu/memory_order.h"
 #include "emu/vcpu.h"
 
@@ -89,17 +90,22 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
 // blocks (`ret = *haddr; *haddr = val;`), so SWP lost or duplicated values between vCPUs. These wrappers
 // exchange with Unicorn's compare-and-swap helper, which is a host cmpxchg, retried until it takes. The
 // _mmu form takes the return address into the translated code explicitly: a fault inside it unwinds to the
-// guest instruction as it would from the helper the code called.
+// guest instruction as it would from the helper the code called, and a host fault inside it (a file page
+// past the end of its file) is the guest's (the mark of emu/helper_faults.cpp).
 #define A64RUN_XCHG(SUFFIX, TYPE)                                                                         \
   extern "C" TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv,        \
                                                               TYPE newv, uint32_t oi, uintptr_t retaddr); \
   extern "C" TYPE __wrap_helper_atomic_xchg##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val,         \
                                                               uint32_t oi) {                              \
     const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
+    emu::set_helper_return(ra);                                                                           \
     TYPE seen = 0;                                                                                        \
     while (true) {                                                                                        \
       const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, seen, val, oi, ra);         \
-      if (old == seen) return old;                                                                        \
+      if (old == seen) {                                                                                  \
+        emu::set_helper_return(0);                                                                        \
+        return old;                                                                                       \
+      }                                                                                                   \
       seen = old;                                                                                         \
     }                                                                                                     \
   }

@@ -151,6 +151,7 @@ void Vcpu::set_x(int n, uint64_t v) {
 }
 
 bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_entry* e, void* opaque) {
+  const HelperReturnSuspended own_code;  // a fault in a64run's code below is no guest access
   auto* self = static_cast<Vcpu*>(opaque);
   const int need = type == UC_MEM_WRITE ? PROT_WRITE : type == UC_MEM_FETCH ? PROT_EXEC : PROT_READ;
   bool past_eof = false;
@@ -167,8 +168,9 @@ bool Vcpu::on_tlb_fill(uc_engine* uc, uint64_t addr, uc_mem_type type, uc_tlb_en
     self->fault_.kind = StopKind::kFault;
     self->fault_.fault_addr = addr;
     self->fault_.access = need;
-    self->fault_.mapped = prot >= 0 && !past_eof;
+    // Past the end of the file is SIGBUS for an access the protection allows; any other is SIGSEGV.
     self->fault_.past_eof = prot >= 0 && (prot & need) && past_eof;
+    self->fault_.mapped = prot >= 0 && !self->fault_.past_eof;
     self->fault_.watched = watched;
     return false;
   }
@@ -405,10 +407,11 @@ void Vcpu::set_direct_memory(bool on) {
 // Runs in the signal handler, on the faulting thread: nothing here takes a lock or allocates. A fault is the
 // guest's when the thread runs a vCPU whose engine's layout checked out (its translations touch only the CPU
 // state, their stack frame and the window, straight or through softmmu TLB entries that point into it), the
-// PC lies in that engine's code buffer and the address in the window or the guard page after it (case (b) of
-// emu/host_fault.cpp's invariant). On the softmmu path the fill hook refuses what the guest may not touch,
-// so a host fault there comes from a page that changed under a TLB entry (a file another process
-// truncated), and ends as the fault it would have been.
+// PC lies in that engine's code buffer (or in a load, store or atomic helper that translated code called,
+// which marks the thread with its return address into that code: emu/helper_faults.cpp) and the address in
+// the window or the guard page after it (case (b) of emu/host_fault.cpp's invariant). The fill hook refuses
+// what the guest may not touch, so a host fault through a TLB entry comes from a page that changed under it
+// (a file that shrank since the fill), and ends as the fault it would have been.
 __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int sig, const siginfo_t& si,
                                                                              const ucontext_t& ctx) {
   Vcpu* self = t_running;
@@ -417,14 +420,17 @@ __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int
   const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
   if (host < base || host - base >= self->as_.size() + AddressSpace::kGuardSize) return;
   const auto pc = static_cast<uintptr_t>(ctx.uc_mcontext.gregs[REG_RIP]);
-  if (!in_code_buffer(self->uc_, pc)) return;
+  const bool in_code = in_code_buffer(self->uc_, pc);
+  const uintptr_t helper_ra = in_code ? 0 : helper_return();
+  if (!in_code && (helper_ra == 0 || !in_code_buffer(self->uc_, helper_ra))) return;
   constexpr greg_t kPfWrite = 2;  // x86 page-fault error code: the access was a write
   self->fault_ = StopInfo{};
   self->fault_.kind = StopKind::kFault;
   self->fault_.fault_addr = host - base;
   self->fault_.access = (ctx.uc_mcontext.gregs[REG_ERR] & kPfWrite) ? PROT_WRITE : PROT_READ;
   self->fault_.host_signal = sig;
-  leave_faulting_code(self->uc_, pc, &ctx.uc_sigmask);
+  if (in_code) leave_faulting_code(self->uc_, pc, &ctx.uc_sigmask);
+  leave_faulting_helper(self->uc_, helper_ra, &ctx.uc_sigmask);
 }
 
 __attribute__((no_sanitize("thread", "address"))) bool Vcpu::running_window_address(uintptr_t host,
@@ -453,7 +459,7 @@ bool Vcpu::classify_host_fault() {
     f.fault_addr = straddles ? as_.size() : untagged;
     return true;
   }
-  if (f.host_signal == SIGBUS) {  // a shared file shrank under its mapping: Linux's SIGBUS too
+  if (f.host_signal == SIGBUS) {  // a file page past the end of the file, now: Linux's SIGBUS too
     f.past_eof = true;
     return true;
   }
@@ -503,6 +509,7 @@ StopInfo Vcpu::run() {
   stop_ = StopInfo{};
   fault_ = StopInfo{};
   t_running = this;
+  set_helper_return(0);
   engine_started_.store(false, std::memory_order_seq_cst);
   enter_code();
   if (requests_.load(std::memory_order_seq_cst) != 0) {

@@ -83,14 +83,14 @@ SysResult sys_futex(Task& t, uint64_t uaddr, int op, uint32_t val, uint64_t time
     return static_cast<int64_t>(static_cast<int32_t>(v) < 0 ? INT32_MAX : v);
   };
   // A shared futex's key needs the page (get_futex_key's get_user_pages_fast): an unmapped or PROT_NONE
-  // address is -EFAULT even for the calls that do not read the word. A private key is the address alone,
-  // once access_ok accepts it (a kernel address is -EFAULT).
+  // address, or a file page past the end of its file, is -EFAULT even for the calls that do not read the
+  // word. A private key is the address alone, once access_ok accepts it (a kernel address is -EFAULT).
   const auto unkeyable = [&](uint64_t a) {
     bool past_eof = false;
     if (!emu::user_range_ok(a, 4)) return true;  // get_futex_key's access_ok, private or not
     if (op & FUTEX_PRIVATE_FLAG) return false;
     const int prot = t.as().page_prot(a, &past_eof);  // -1: unmapped
-    return prot < 0 || !(prot & PROT_READ);
+    return prot < 0 || !(prot & PROT_READ) || past_eof;
   };
   const bool two = cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE || cmd == FUTEX_WAKE_OP;
   if ((cmd == FUTEX_WAKE || two || (cmd == FUTEX_WAKE_BITSET && val3 != 0)) &&

@@ -84,9 +84,11 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
   }
   const int64_t r = t.as().mmap(addr, len, prot, flags, src);
   // MAP_LOCKED: the host pages are locked as Linux locks the guest's (best effort, as Linux's populate).
-  if (r >= 0 && (flags & MAP_LOCKED) &&
-      ::syscall(SYS_mlock, t.as().host(static_cast<uint64_t>(r)), emu::page_up(len)) == 0)
-    t.as().mark_locked(static_cast<uint64_t>(r), static_cast<uint64_t>(r) + emu::page_up(len), true);
+  if (r >= 0 && (flags & MAP_LOCKED)) {
+    const auto at = static_cast<uint64_t>(r);
+    if (emu::lock_new_mapping(t.as().host(at), emu::page_up(len), 0, src.host_fd >= 0) == 0)
+      t.as().mark_locked(at, at + emu::page_up(len), true);
+  }
   return r;
 }
 

@@ -1,7 +1,7 @@
 // Tests for the one SIGSEGV/SIGBUS handler (emu/host_fault.h) and its three cases: a fault in a guarded
 // access of a64run's (emu/fault_access.h) resumes at the fixup, a fault of the guest's access in translated
-// code stops the vCPU at the faulting instruction with the exact address, and any other fault ends the
-// process with a message.
+// code stops the vCPU at the faulting instruction with the exact address (a file page past the end of its
+// file too, until the file grows), and any other fault ends the process with a message.
 #include "emu/host_fault.h"
 
 #include <gtest/gtest.h>
@@ -103,6 +103,85 @@ TEST_F(HostFaultVcpuTest, AddressPastTheWindowNeverReachesHostMemory) {
   EXPECT_EQ(s.kind, StopKind::kFault);
   EXPECT_EQ(s.fault_addr, uint64_t{1} << 47);
   EXPECT_EQ(cpu_->pc(), kCode);
+}
+
+// A file mapping longer than its file: the host decides at each access whether a page lies past the end
+// (AddressSpace::map_fixed_locked), for translated code's direct loads and for the TLB fill hook's question.
+class FileGrowTest : public HostFaultVcpuTest {
+ protected:
+  void SetUp() override {
+    HostFaultVcpuTest::SetUp();
+    install_host_fault_handler();  // page_prot's probe resumes at its fixup
+    fd_ = ::memfd_create("file_grow_test", MFD_CLOEXEC);
+    ASSERT_GE(fd_, 0);
+    ASSERT_EQ(::ftruncate(fd_, 100), 0);  // one page of file, three mapped past its end
+    MapSource src;
+    src.host_fd = fd_;
+    ASSERT_EQ(as_->mmap(kFile, 4 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, src),
+              static_cast<int64_t>(kFile));
+  }
+  void TearDown() override { ::close(fd_); }
+
+  static constexpr uint64_t kFile = 0x40000;
+  int fd_ = -1;
+};
+
+TEST_F(FileGrowTest, APagePastTheEndFaultsUntilTheFileGrows) {
+  cpu_->set_x(0, kFile + 3 * 4096 + 8);
+  const StopInfo s = cpu_->run();
+  EXPECT_EQ(s.kind, StopKind::kFault);
+  EXPECT_EQ(s.host_signal, SIGBUS);
+  EXPECT_TRUE(s.past_eof);
+  EXPECT_EQ(s.fault_addr, kFile + 3 * 4096 + 8);
+  EXPECT_EQ(cpu_->pc(), kCode);
+
+  ASSERT_EQ(::ftruncate(fd_, 4 * 4096), 0);
+  cpu_->set_x(2, 0x1122334455667788);
+  const StopInfo grown = cpu_->run();  // the load and the store run, then udf
+  EXPECT_NE(grown.kind, StopKind::kFault);
+  EXPECT_EQ(cpu_->x(1), 0u);
+  uint64_t stored = 0;
+  ASSERT_EQ(::pread(fd_, &stored, sizeof stored, 3 * 4096 + 8), static_cast<ssize_t>(sizeof stored));
+  EXPECT_EQ(stored, 0x1122334455667788u);  // MAP_SHARED: the store reached the file
+}
+
+// On the softmmu path a page stays in the TLB after its file shrank: an access that crosses into it goes
+// through Unicorn's load helper, whose host access faults outside translated code (emu/helper_faults.cpp).
+TEST_F(FileGrowTest, AHelperAccessThroughAStaleEntryIsTheGuestsFault) {
+  ASSERT_EQ(::ftruncate(fd_, 4 * 4096), 0);
+  cpu_->set_direct_memory(false);
+  const uint64_t across = kFile + 3 * 4096 - 4;  // 8 bytes: 4 on page 2, 4 on page 3
+  cpu_->set_x(0, across);
+  const StopInfo filled = cpu_->run();  // both pages enter the TLB
+  EXPECT_NE(filled.kind, StopKind::kFault);
+  ASSERT_EQ(::ftruncate(fd_, 3 * 4096), 0);
+  cpu_->set_pc(kCode);
+  const StopInfo s = cpu_->run();
+  EXPECT_EQ(s.kind, StopKind::kFault);
+  EXPECT_EQ(s.host_signal, SIGBUS);
+  EXPECT_TRUE(s.past_eof);
+  EXPECT_EQ(s.fault_addr, kFile + 3 * 4096);
+  EXPECT_EQ(cpu_->pc(), kCode);  // the load did not complete
+}
+
+TEST_F(FileGrowTest, PageProtAsksTheHostAtEachLook) {
+  bool past_eof = true;
+  EXPECT_EQ(as_->page_prot(kFile + 8, &past_eof), PROT_READ | PROT_WRITE);
+  EXPECT_FALSE(past_eof);
+  EXPECT_EQ(as_->page_prot(kFile + 2 * 4096, &past_eof), PROT_READ | PROT_WRITE);
+  EXPECT_TRUE(past_eof);
+  ASSERT_EQ(::ftruncate(fd_, 3 * 4096), 0);
+  EXPECT_EQ(as_->page_prot(kFile + 2 * 4096, &past_eof), PROT_READ | PROT_WRITE);
+  EXPECT_FALSE(past_eof);
+  EXPECT_EQ(as_->page_prot(kFile + 3 * 4096, &past_eof), PROT_READ | PROT_WRITE);
+  EXPECT_TRUE(past_eof);
+  ASSERT_EQ(::ftruncate(fd_, 0), 0);
+  EXPECT_EQ(as_->page_prot(kFile, &past_eof), PROT_READ | PROT_WRITE);
+  EXPECT_TRUE(past_eof);
+  // A page the guest may not touch is no question for the file: its fault is SIGSEGV.
+  ASSERT_EQ(as_->mprotect(kFile, 4096, PROT_NONE), 0);
+  EXPECT_EQ(as_->page_prot(kFile, &past_eof), PROT_NONE);
+  EXPECT_FALSE(past_eof);
 }
 
 TEST(HostFaultDeathTest, AFaultInA64runItselfEndsItLoudly) {

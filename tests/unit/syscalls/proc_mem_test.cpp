@@ -1,6 +1,8 @@
 // This file tests what the guest's /proc/PID/mem and pagemap reach: AddressSpace::forced_reach (FOLL_FORCE:
-// any protection, but no hole, no page past the end of a file, and no write into a shared mapping without
-// PROT_WRITE), mapped_ranges, and HostMaps, which reads another process's host mappings from its maps file.
+// any protection, but no hole and no write into a shared mapping without PROT_WRITE; a file page past the
+// end of its file is the host's to refuse), mapped_ranges, and HostMaps, which reads another process's host
+// mappings from its maps file.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "emu/address_space.h"
 #include "syscalls/proc_mem.h"
@@ -72,7 +75,10 @@ TEST_F(ForcedReachTest, CodeIsReportedOnlyForFetchedExecutablePages) {
   EXPECT_TRUE(code);
 }
 
-TEST_F(ForcedReachTest, FilePagesPastTheEndAreNotReached) {
+// A file page past the end of its file is mapped: the host's own /proc/self/mem, which mem_rw reads through,
+// stops there (EIO at the first page, a short count at a later one), as Linux's access_remote_vm does, and
+// reads it once the file has grown.
+TEST_F(ForcedReachTest, FilePagesPastTheEndAreLeftToTheHost) {
   char path[] = "/tmp/a64run-proc-mem-XXXXXX";
   const int fd = mkstemp(path);
   ASSERT_GE(fd, 0);
@@ -81,9 +87,19 @@ TEST_F(ForcedReachTest, FilePagesPastTheEndAreNotReached) {
   emu::MapSource src;
   src.host_fd = fd;
   ASSERT_EQ(as_->mmap(0x400000, 2 * kPage, PROT_READ, MAP_PRIVATE | MAP_FIXED, src), 0x400000);
+  EXPECT_EQ(as_->forced_reach(0x400000, 2 * kPage, false, nullptr), 2 * kPage);
+  const int mem = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(mem, 0);
+  const auto at = [&](uint64_t g) { return static_cast<off_t>(reinterpret_cast<uintptr_t>(as_->host(g))); };
+  std::vector<char> buf(2 * kPage);
+  EXPECT_EQ(pread(mem, buf.data(), 2 * kPage, at(0x400000)), static_cast<ssize_t>(kPage));
+  errno = 0;
+  EXPECT_EQ(pread(mem, buf.data(), 8, at(0x400000 + kPage)), -1);
+  EXPECT_EQ(errno, EIO);
+  ASSERT_EQ(ftruncate(fd, 2 * kPage), 0);
+  EXPECT_EQ(pread(mem, buf.data(), 2 * kPage, at(0x400000)), static_cast<ssize_t>(2 * kPage));
+  close(mem);
   close(fd);
-  EXPECT_EQ(as_->forced_reach(0x400000, 2 * kPage, false, nullptr), kPage);
-  EXPECT_EQ(as_->forced_reach(0x400000 + kPage, 8, false, nullptr), 0u);
 }
 
 TEST_F(ForcedReachTest, MappedRangesAreClippedAndJoined) {

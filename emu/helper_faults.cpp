@@ -1,0 +1,155 @@
+// This file makes a host fault inside Unicorn's load, store and atomic helpers findable as the guest's: each
+// helper that translated code calls records for its thread where in that code it was called from.
+//
+// Why. The slow path of a translated load or store (a TLB miss, an entry found in the victim TLB, an access
+// that crosses a page; on the softmmu path every access may take it) and every atomic (LSE atomics, CAS,
+// SWP, STXR's compare-and-swap, on both paths) make the host access inside a helper, outside the code
+// buffer. The TLB fill hook refuses every page the guest may not touch, and asks the host whether a file
+// page lies past the end of its file (AddressSpace::page_prot), but a file can shrink after its page
+// entered the TLB (ftruncate by any process): the helper's access then faults with the host's SIGBUS. The
+// return address into translated code (a load or store helper's `retaddr` argument, the return point of the
+// fast path, which TCG passes for the same purpose to a refused fill; an atomic helper's own return
+// address) restores the guest state of the faulting instruction, so with it the fault is the guest's
+// SIGBUS there (Vcpu::take_host_fault, case (b) of emu/host_fault.cpp).
+//
+// The invariant: t_helper_return is nonzero exactly while this thread runs inside a wrapped helper. The
+// wrapper sets it on entry and clears it on return; a helper that leaves through the CPU loop's exits
+// instead (cpu_loop_exit and its variants: a refused fill, an alignment fault) passes a wrapped exit, which
+// clears it; Vcpu::run clears it before it starts the engine, and the TLB fill hook suspends it while
+// a64run's own code runs inside a helper (HelperReturnSuspended). A fault in a64run's code is so never
+// taken for the guest's.
+#include "emu/direct_memory.h"
+
+namespace emu {
+namespace {
+
+thread_local uintptr_t t_helper_return = 0;
+
+}  // namespace
+
+__attribute__((no_sanitize("thread", "address"))) uintptr_t helper_return() {
+  return t_helper_return;
+}
+
+__attribute__((no_sanitize("thread", "address"))) void set_helper_return(uintptr_t ra) {
+  t_helper_return = ra;
+}
+
+}  // namespace emu
+
+#if A64RUN_WRAP_TRANSLATOR
+
+extern "C" {
+
+// Each wrapper marks the thread, calls the helper and clears the mark: no object with a destructor, since the
+// helper may leave by a jump (a refused fill), whose exit clears the mark instead.
+//
+// The loads and stores of translated code's slow path (tcg/i386's qemu_ld_helpers and qemu_st_helpers; the
+// signed loads are extended by the backend, so only the unsigned ones are called). tcg_target_ulong is
+// uint64_t on this host; TCGMemOpIdx is unsigned.
+#define A64RUN_LOAD_HELPER(NAME, RET)                                                           \
+  RET __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, uintptr_t ra);  \
+  RET __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, uintptr_t ra) { \
+    emu::set_helper_return(ra);                                                                 \
+    const RET value = __real_helper_##NAME##_mmu_aarch64(env, addr, oi, ra);                    \
+    emu::set_helper_return(0);                                                                  \
+    return value;                                                                               \
+  }
+A64RUN_LOAD_HELPER(ret_ldub, uint64_t)
+A64RUN_LOAD_HELPER(le_lduw, uint64_t)
+A64RUN_LOAD_HELPER(le_ldul, uint64_t)
+A64RUN_LOAD_HELPER(le_ldq, uint64_t)
+A64RUN_LOAD_HELPER(be_lduw, uint64_t)
+A64RUN_LOAD_HELPER(be_ldul, uint64_t)
+A64RUN_LOAD_HELPER(be_ldq, uint64_t)
+#undef A64RUN_LOAD_HELPER
+
+#define A64RUN_STORE_HELPER(NAME, VAL)                                                                    \
+  void __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, uintptr_t ra);  \
+  void __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, uintptr_t ra) { \
+    emu::set_helper_return(ra);                                                                           \
+    __real_helper_##NAME##_mmu_aarch64(env, addr, val, oi, ra);                                           \
+    emu::set_helper_return(0);                                                                            \
+  }
+A64RUN_STORE_HELPER(ret_stb, uint8_t)
+A64RUN_STORE_HELPER(le_stw, uint16_t)
+A64RUN_STORE_HELPER(le_stl, uint32_t)
+A64RUN_STORE_HELPER(le_stq, uint64_t)
+A64RUN_STORE_HELPER(be_stw, uint16_t)
+A64RUN_STORE_HELPER(be_stl, uint32_t)
+A64RUN_STORE_HELPER(be_stq, uint64_t)
+#undef A64RUN_STORE_HELPER
+
+// The atomic read-modify-writes of translated code (LSE atomics, CAS, STXR's compare-and-swap), called from
+// it directly. Each calls the same operation's _mmu form, which takes the return address into translated
+// code explicitly (the plain form takes its own, GETPC()): the wrapper's return address is that address.
+// (The exchanges are emu/parallel_atomics.cpp's.)
+#define A64RUN_RMW_HELPER(OP, SUFFIX, TYPE)                                                           \
+  TYPE helper_atomic_##OP##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi,      \
+                                                uintptr_t ra);                                        \
+  TYPE __wrap_helper_atomic_##OP##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi) { \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                         \
+    emu::set_helper_return(ra);                                                                       \
+    const TYPE old = helper_atomic_##OP##SUFFIX##_mmu_aarch64(env, addr, val, oi, ra);                \
+    emu::set_helper_return(0);                                                                        \
+    return old;                                                                                       \
+  }
+#define A64RUN_RMW_HELPERS(OP)          \
+  A64RUN_RMW_HELPER(OP, b, uint32_t)    \
+  A64RUN_RMW_HELPER(OP, w_le, uint32_t) \
+  A64RUN_RMW_HELPER(OP, l_le, uint32_t) \
+  A64RUN_RMW_HELPER(OP, q_le, uint64_t)
+A64RUN_RMW_HELPERS(fetch_add)
+A64RUN_RMW_HELPERS(fetch_and)
+A64RUN_RMW_HELPERS(fetch_or)
+A64RUN_RMW_HELPERS(fetch_xor)
+A64RUN_RMW_HELPERS(fetch_smin)
+A64RUN_RMW_HELPERS(fetch_smax)
+A64RUN_RMW_HELPERS(fetch_umin)
+A64RUN_RMW_HELPERS(fetch_umax)
+#undef A64RUN_RMW_HELPERS
+#undef A64RUN_RMW_HELPER
+
+#define A64RUN_CMPXCHG_HELPER(SUFFIX, TYPE)                                                           \
+  TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv,    \
+                                                   uint32_t oi, uintptr_t ra);                        \
+  TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv, \
+                                                      uint32_t oi) {                                  \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                         \
+    emu::set_helper_return(ra);                                                                       \
+    const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, cmpv, newv, oi, ra);      \
+    emu::set_helper_return(0);                                                                        \
+    return old;                                                                                       \
+  }
+A64RUN_CMPXCHG_HELPER(b, uint32_t)
+A64RUN_CMPXCHG_HELPER(w_le, uint32_t)
+A64RUN_CMPXCHG_HELPER(l_le, uint32_t)
+A64RUN_CMPXCHG_HELPER(q_le, uint64_t)
+#undef A64RUN_CMPXCHG_HELPER
+
+// The CPU loop's exits (accel/tcg/cpu-exec-common.c), which jump out of whatever helper called them.
+[[noreturn]] void __real_cpu_loop_exit_aarch64(void* cpu);
+[[noreturn]] void __real_cpu_loop_exit_noexc_aarch64(void* cpu);
+[[noreturn]] void __real_cpu_loop_exit_restore_aarch64(void* cpu, uintptr_t pc);
+[[noreturn]] void __real_cpu_loop_exit_atomic_aarch64(void* cpu, uintptr_t pc);
+
+[[noreturn]] void __wrap_cpu_loop_exit_aarch64(void* cpu) {
+  emu::set_helper_return(0);
+  __real_cpu_loop_exit_aarch64(cpu);
+}
+[[noreturn]] void __wrap_cpu_loop_exit_noexc_aarch64(void* cpu) {
+  emu::set_helper_return(0);
+  __real_cpu_loop_exit_noexc_aarch64(cpu);
+}
+[[noreturn]] void __wrap_cpu_loop_exit_restore_aarch64(void* cpu, uintptr_t pc) {
+  emu::set_helper_return(0);
+  __real_cpu_loop_exit_restore_aarch64(cpu, pc);
+}
+[[noreturn]] void __wrap_cpu_loop_exit_atomic_aarch64(void* cpu, uintptr_t pc) {
+  emu::set_helper_return(0);
+  __real_cpu_loop_exit_atomic_aarch64(cpu, pc);
+}
+
+}  // extern "C"
+
+#endif  // A64RUN_WRAP_TRANSLATOR

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mem_util.h"
 
 #define kPage 4096L
 
@@ -52,13 +53,6 @@ static uintptr_t vma_start(uintptr_t addr) {
   uintptr_t found = 0;
   maps_overlapping(addr, addr + 1, &found);
   return found;
-}
-
-static char* free_range(size_t size) {
-  char* p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(p != MAP_FAILED);
-  REQUIRE_SYS(munmap(p, size));
-  return p;
 }
 
 static void adjacent_mappings_merge(void) {

@@ -37,8 +37,13 @@ namespace emu {
 namespace {
 
 // A child's stack comes from mmap. AddressSanitizer keeps the poisoned redzones of a stack's frames in its
-// shadow memory after the stack is unmapped: a later child's stack at the same addresses began inside an
-// earlier child's redzones (a false stack-buffer-overflow in its first frames). The new stack is clean.
+// shadow memory after the stack is unmapped, and a child that shares this thread's TLS leaves many of them:
+// ASan takes the child for this thread, finds its stack pointer outside this thread's stack and ignores
+// the unpoisoning at each longjmp out of the CPU loop ("ignoring requested __asan_handle_no_return"). A
+// later mapping at the same addresses then began inside those redzones: a child's stack (a false
+// stack-buffer-overflow in its first frames), or a new thread's stack and TLS (one in the next vmhelper
+// thread's read of errno, in the syscall fuzzer's CLONE_VM spawns). So the shadow is clean when a child's
+// stack is mapped and again when it is unmapped.
 void* map_child_stack(size_t size, int extra_flags) {
   void* stack = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | extra_flags, -1, 0);
@@ -46,6 +51,13 @@ void* map_child_stack(size_t size, int extra_flags) {
   if (stack != MAP_FAILED) __asan_unpoison_memory_region(stack, size);
 #endif
   return stack;
+}
+
+void unmap_child_stack(void* stack, size_t size) {
+#if defined(A64RUN_ASAN)
+  __asan_unpoison_memory_region(stack, size);
+#endif
+  ::munmap(stack, size);
 }
 
 constexpr size_t kVforkStack = size_t{256} * 1024;
@@ -126,7 +138,7 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   cpu.reset();
   delete c.child;
   delete proc;
-  ::munmap(stack, kVforkStack);
+  unmap_child_stack(stack, kVforkStack);
   if (pid < 0) return -err;
   return parent_finish(t, r, pid);
 }
@@ -207,7 +219,7 @@ void* vm_helper_main(void* arg) {
   if (pid < 0) left.push_back(c->task);
   for (Task* t : left) delete t;
   delete c->proc;
-  ::munmap(c->stack, kVmChildStack);
+  unmap_child_stack(c->stack, kVmChildStack);
   delete c;
   syscalls::unreserve_tid(self);
   return nullptr;
@@ -231,7 +243,7 @@ int64_t vm_clone(Task& t, const ForkRequest& r) {
   if (err != 0) {
     delete task;
     delete proc;
-    ::munmap(stack, kVmChildStack);
+    unmap_child_stack(stack, kVmChildStack);
     delete c;
     return -EAGAIN;
   }

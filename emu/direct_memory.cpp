@@ -62,6 +62,9 @@ constexpr size_t kCtxCodeBuffer = 0xa0;    // TCGContext.code_gen_buffer
 constexpr size_t kCtxCodeSize = 0xb8;      // TCGContext.code_gen_buffer_size
 constexpr size_t kCtxOpDefs = 0xa968;      // TCGContext.tcg_op_defs (each engine's copy of tcg_op_defs_org)
 constexpr size_t kCtxNbOps = 0x38;         // TCGContext.nb_ops (tcg_op_alloc counts every op emitted)
+constexpr size_t kCtxOpsTail = 0x7390;     // TCGContext.ops.tqh_circ.tql_prev: the last op's link
+constexpr size_t kOpLinkNext = 0x8;        // TCGOp.link.tqe_next (the opcode is the op's first byte)
+constexpr uint8_t kOpfBbEnd = 0x01;        // TCG_OPF_BB_END
 constexpr int kNbOps = 185;                // tcg-opc.h with the x86 backend's vector ops
 constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes a return address
 
@@ -184,8 +187,14 @@ bool code_layout_ok() {
     // %rax,0xa968(%r13).
     static const unsigned char kDefsSize[] = {0xbf, 0x20, 0x17, 0x00, 0x00};
     static const unsigned char kDefsStore[] = {0x49, 0x89, 0x85, 0x68, 0xa9, 0x00, 0x00};
-    // tcg_emit_op (tcg_op_alloc inlined): addl $0x1,0x38(%rdi) (nb_ops).
-    static const unsigned char kNbOpsAdd[] = {0x83, 0x47, 0x38, 0x01};
+    // tcg_emit_op (tcg_op_alloc inlined), appending op %rax to the list: mov 0x7390(%rdi),%rdx (the list's
+    // tail link); mov %bpl,(%rax) (opc in the first byte); addl $0x1,0x38(%rdi) (nb_ops); mov %rdx,0x10(%rax)
+    // (link.tql_prev); movq $0x0,0x8(%rax) (link.tqe_next); mov %rax,(%rdx); lea 0x8(%rax),%rdx; mov
+    // %rdx,0x7390(%rdi) (the op's link is the new tail).
+    static const unsigned char kNbOpsAdd[] = {0x48, 0x8b, 0x97, 0x90, 0x73, 0x00, 0x00, 0x40, 0x88, 0x28,
+                                              0x83, 0x47, 0x38, 0x01, 0x48, 0x89, 0x50, 0x10, 0x48, 0xc7,
+                                              0x40, 0x08, 0x00, 0x00, 0x00, 0x00, 0x48, 0x89, 0x02, 0x48,
+                                              0x8d, 0x50, 0x08, 0x48, 0x89, 0x97, 0x90, 0x73, 0x00, 0x00};
     const void* emit = reinterpret_cast<const void*>(&tcg_emit_op_aarch64);
     const void* restore = reinterpret_cast<const void*>(&cpu_restore_state_aarch64);
     const void* fill = reinterpret_cast<const void*>(&unicorn_fill_tlb_aarch64);
@@ -241,6 +250,41 @@ int nb_ops(void* s) {
   return field<int>(s, kCtxNbOps);
 }
 
+// The window's size in one temp per translation, reused by the accesses of one basic block: TCG keeps it in
+// a host register there (one movabs per block instead of one per access). `after` is the last op when the
+// temp last held the size; an op that ends a basic block since then (a label, a branch, the block's end:
+// TCG_OPF_BB_END) kills the temp's value, and the next access sets it again.
+struct SizeTemp {
+  void* ctx = nullptr;
+  uintptr_t k = 0;  // a TCGTemp pointer
+  const char* after = nullptr;
+};
+thread_local SizeTemp t_size;
+
+const char* last_op(void* s) {
+  return field<char*>(s, kCtxOpsTail) - kOpLinkNext;
+}
+
+// True when no op after `from` (to the end of the list) ends a basic block.
+bool same_block_since(void* s, const char* from) {
+  const auto* defs = field<const OpDef*>(s, kCtxOpDefs);
+  for (const char* op = field<const char*>(const_cast<char*>(from), kOpLinkNext); op != nullptr;
+       op = field<const char*>(const_cast<char*>(op), kOpLinkNext)) {
+    if (defs[static_cast<uint8_t>(*op)].flags & kOpfBbEnd) return false;
+  }
+  return true;
+}
+
+// The temp holding the window's size at this point of the translation (emitting its movi if needed).
+uintptr_t size_temp(void* s, uint64_t size) {
+  SizeTemp& t = t_size;
+  if (t.ctx == s && same_block_since(s, t.after)) return t.k;
+  if (t.ctx != s)
+    t = SizeTemp{s, reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false))};
+  tcg_gen_op2_aarch64(s, kMoviI64, t.k, size);
+  return t.k;
+}
+
 // Ends the pattern under way (frees its clamped temp, if it belongs to context `s`).
 void drop_pair(void* s) {
   if (t_pair.ctx != nullptr && t_pair.ctx == s)
@@ -277,18 +321,19 @@ bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
   const uintptr_t v = ctx + val;
   const uintptr_t a = ctx + addr;
   const auto h = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
-  const auto k = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
-  tcg_gen_op2_aarch64(s, kMoviI64, k, w.size);
+  const uintptr_t k = size_temp(s, w.size);
   tcg_gen_op6_aarch64(s, kMovcondI64, h, a, k, k, a, kCondGeu);  // h = a >=u size ? size : a
   // A window below 2 GiB is the access's own displacement (`mov base(h), v`); elsewhere base is added.
   auto base = reinterpret_cast<uintptr_t>(w.base);
   if (base > static_cast<uintptr_t>(INT32_MAX)) {
-    tcg_gen_op2_aarch64(s, kMoviI64, k, base);
-    tcg_gen_op3_aarch64(s, kAddI64, h, h, k);
+    const auto b = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
+    tcg_gen_op2_aarch64(s, kMoviI64, b, base);
+    tcg_gen_op3_aarch64(s, kAddI64, h, h, b);
+    tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(b));
     base = 0;
   }
   tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, h, base);
-  tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(k));
+  t_size.after = last_op(s);
   // h stays allocated for a pair's second access (drop_pair frees it).
   t_pair = PairState{s, addr, h, static_cast<intptr_t>(base), int64_t{1} << (memop & kMoSize), 0, nb_ops(s)};
   return true;
@@ -298,6 +343,7 @@ bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
 
 void direct_translation_start() {
   t_pair = PairState{};  // a new translation: the TCG context's temps start afresh
+  t_size = SizeTemp{};
 }
 
 }  // namespace emu

@@ -334,8 +334,10 @@ bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
   }
   tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, h, base);
   t_size.after = last_op(s);
-  // h stays allocated for a pair's second access (drop_pair frees it).
+  // h stays allocated for a pair's second access (drop_pair frees it), unless this load overwrote the
+  // address temp itself (then the temp no longer holds the address h was clamped from).
   t_pair = PairState{s, addr, h, static_cast<intptr_t>(base), int64_t{1} << (memop & kMoSize), 0, nb_ops(s)};
+  if (load && val == addr) drop_pair(s);
   return true;
 }
 

@@ -140,17 +140,16 @@ bool layout_ok() {
 std::atomic<bool> g_enabled{false};
 
 // The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
-// float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_want holds a value
-// outside the mask until prepare_fp_fast has checked the layout, so no status matches before.
+// float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
+// prepare_fp_fast has checked the layout, so no status matches before (0 is not kPlainWant).
 constexpr uint64_t kPlainMask = 0x0000ff000020ff00;
 constexpr uint64_t kPlainWant = 0x0000000000200000;
-constexpr uint64_t kPlainNever = ~uint64_t{0};
-std::atomic<uint64_t> g_plain_want{kPlainNever};
+std::atomic<uint64_t> g_plain_mask{0};
 
 bool plain_mode(const void* st) {
   uint64_t w;
   std::memcpy(&w, st, sizeof w);
-  return (w & kPlainMask) == g_plain_want.load(std::memory_order_relaxed);
+  return (w & g_plain_mask.load(std::memory_order_relaxed)) == kPlainWant;
 }
 
 // A finite normal number of at least twice the smallest normal: biased exponent 2 to the largest finite.
@@ -206,7 +205,7 @@ bool sqrt_fast(Bits a, const void* st, Bits* r) {
 bool prepare_fp_fast() {
   const bool ok = layout_ok();
   g_enabled.store(ok, std::memory_order_relaxed);
-  g_plain_want.store(ok ? kPlainWant : kPlainNever, std::memory_order_relaxed);
+  g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
 }
 

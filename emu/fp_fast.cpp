@@ -223,7 +223,7 @@ bool prepare_fp_fast() {
   }                                                                                    \
   extern "C" BITS __wrap_helper_vfp_##OP##SUFFIX##_aarch64(BITS a, BITS b, void* st) { \
     if (emu::plain_mode(st)) {                                                         \
-      const BITS r = emu::to_bits<BITS>(emu::to_float(a) SYM emu::to_float(b));        \
+      const auto r = emu::to_bits<BITS>(emu::to_float(a) SYM emu::to_float(b));        \
       if (emu::roomy(r)) return r;                                                     \
     }                                                                                  \
     return OP##SUFFIX##_careful(a, b, st);                                             \
@@ -250,7 +250,7 @@ __attribute__((noinline)) Bits sqrt_careful(Bits a, void* env, Bits (*real)(Bits
 template <typename Bits>
 Bits sqrt_wrapped(Bits a, void* env, Bits (*real)(Bits, void*)) {
   if (emu::plain_mode(static_cast<char*>(env) + emu::kEnvFpStatus)) {
-    const Bits r = emu::to_bits<Bits>(std::sqrt(emu::to_float(a)));
+    const auto r = emu::to_bits<Bits>(std::sqrt(emu::to_float(a)));
     if (emu::roomy(r)) return r;  // a negative operand gives a NaN, a zero a zero: neither is roomy
   }
   return sqrt_careful<Bits>(a, env, real);

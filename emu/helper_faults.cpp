@@ -42,18 +42,23 @@ __attribute__((no_sanitize("thread", "address"))) void set_helper_return(uintptr
 extern "C" {
 
 // Each wrapper marks the thread, calls the helper and clears the mark: no object with a destructor, since the
-// helper may leave by a jump (a refused fill), whose exit clears the mark instead.
+// helper may leave by a jump (a refused fill), whose exit clears the mark instead. For the same reason none
+// is instrumented by ThreadSanitizer (A64RUN_JUMPED_OVER): a function it saw entered and never left (a jump
+// out of the helper, the CPU loop's exits, which never return) would stay on its shadow stack, one frame per
+// exit, until the 65536th ends a64run (a guest that makes many system calls or takes many signals).
+#define A64RUN_JUMPED_OVER __attribute__((no_sanitize("thread")))
 //
 // The loads and stores of translated code's slow path (tcg/i386's qemu_ld_helpers and qemu_st_helpers; the
 // signed loads are extended by the backend, so only the unsigned ones are called). tcg_target_ulong is
 // uint64_t on this host; TCGMemOpIdx is unsigned.
-#define A64RUN_LOAD_HELPER(NAME, RET)                                                           \
-  RET __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, uintptr_t ra);  \
-  RET __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, uintptr_t ra) { \
-    emu::set_helper_return(ra);                                                                 \
-    const RET value = __real_helper_##NAME##_mmu_aarch64(env, addr, oi, ra);                    \
-    emu::set_helper_return(0);                                                                  \
-    return value;                                                                               \
+#define A64RUN_LOAD_HELPER(NAME, RET)                                                              \
+  RET __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, uintptr_t ra);     \
+  A64RUN_JUMPED_OVER RET __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, uint32_t oi, \
+                                                            uintptr_t ra) {                        \
+    emu::set_helper_return(ra);                                                                    \
+    const RET value = __real_helper_##NAME##_mmu_aarch64(env, addr, oi, ra);                       \
+    emu::set_helper_return(0);                                                                     \
+    return value;                                                                                  \
   }
 A64RUN_LOAD_HELPER(ret_ldub, uint64_t)
 A64RUN_LOAD_HELPER(le_lduw, uint64_t)
@@ -64,12 +69,13 @@ A64RUN_LOAD_HELPER(be_ldul, uint64_t)
 A64RUN_LOAD_HELPER(be_ldq, uint64_t)
 #undef A64RUN_LOAD_HELPER
 
-#define A64RUN_STORE_HELPER(NAME, VAL)                                                                    \
-  void __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, uintptr_t ra);  \
-  void __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, uintptr_t ra) { \
-    emu::set_helper_return(ra);                                                                           \
-    __real_helper_##NAME##_mmu_aarch64(env, addr, val, oi, ra);                                           \
-    emu::set_helper_return(0);                                                                            \
+#define A64RUN_STORE_HELPER(NAME, VAL)                                                                       \
+  void __real_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, uintptr_t ra);     \
+  A64RUN_JUMPED_OVER void __wrap_helper_##NAME##_mmu_aarch64(void* env, uint64_t addr, VAL val, uint32_t oi, \
+                                                             uintptr_t ra) {                                 \
+    emu::set_helper_return(ra);                                                                              \
+    __real_helper_##NAME##_mmu_aarch64(env, addr, val, oi, ra);                                              \
+    emu::set_helper_return(0);                                                                               \
   }
 A64RUN_STORE_HELPER(ret_stb, uint8_t)
 A64RUN_STORE_HELPER(le_stw, uint16_t)
@@ -84,15 +90,16 @@ A64RUN_STORE_HELPER(be_stq, uint64_t)
 // it directly. Each calls the same operation's _mmu form, which takes the return address into translated
 // code explicitly (the plain form takes its own, GETPC()): the wrapper's return address is that address.
 // (The exchanges are emu/parallel_atomics.cpp's.)
-#define A64RUN_RMW_HELPER(OP, SUFFIX, TYPE)                                                           \
-  TYPE helper_atomic_##OP##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi,      \
-                                                uintptr_t ra);                                        \
-  TYPE __wrap_helper_atomic_##OP##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi) { \
-    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                         \
-    emu::set_helper_return(ra);                                                                       \
-    const TYPE old = helper_atomic_##OP##SUFFIX##_mmu_aarch64(env, addr, val, oi, ra);                \
-    emu::set_helper_return(0);                                                                        \
-    return old;                                                                                       \
+#define A64RUN_RMW_HELPER(OP, SUFFIX, TYPE)                                                               \
+  TYPE helper_atomic_##OP##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi,          \
+                                                uintptr_t ra);                                            \
+  A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_##OP##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val, \
+                                                                      uint32_t oi) {                      \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
+    emu::set_helper_return(ra);                                                                           \
+    const TYPE old = helper_atomic_##OP##SUFFIX##_mmu_aarch64(env, addr, val, oi, ra);                    \
+    emu::set_helper_return(0);                                                                            \
+    return old;                                                                                           \
   }
 #define A64RUN_RMW_HELPERS(OP)          \
   A64RUN_RMW_HELPER(OP, b, uint32_t)    \
@@ -110,16 +117,16 @@ A64RUN_RMW_HELPERS(fetch_umax)
 #undef A64RUN_RMW_HELPERS
 #undef A64RUN_RMW_HELPER
 
-#define A64RUN_CMPXCHG_HELPER(SUFFIX, TYPE)                                                           \
-  TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv,    \
-                                                   uint32_t oi, uintptr_t ra);                        \
-  TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv, \
-                                                      uint32_t oi) {                                  \
-    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                         \
-    emu::set_helper_return(ra);                                                                       \
-    const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, cmpv, newv, oi, ra);      \
-    emu::set_helper_return(0);                                                                        \
-    return old;                                                                                       \
+#define A64RUN_CMPXCHG_HELPER(SUFFIX, TYPE)                                                        \
+  TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv, \
+                                                   uint32_t oi, uintptr_t ra);                     \
+  A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(                          \
+      void* env, uint64_t addr, TYPE cmpv, TYPE newv, uint32_t oi) {                               \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                      \
+    emu::set_helper_return(ra);                                                                    \
+    const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, cmpv, newv, oi, ra);   \
+    emu::set_helper_return(0);                                                                     \
+    return old;                                                                                    \
   }
 A64RUN_CMPXCHG_HELPER(b, uint32_t)
 A64RUN_CMPXCHG_HELPER(w_le, uint32_t)
@@ -133,22 +140,24 @@ A64RUN_CMPXCHG_HELPER(q_le, uint64_t)
 [[noreturn]] void __real_cpu_loop_exit_restore_aarch64(void* cpu, uintptr_t pc);
 [[noreturn]] void __real_cpu_loop_exit_atomic_aarch64(void* cpu, uintptr_t pc);
 
-[[noreturn]] void __wrap_cpu_loop_exit_aarch64(void* cpu) {
+[[noreturn]] A64RUN_JUMPED_OVER void __wrap_cpu_loop_exit_aarch64(void* cpu) {
   emu::set_helper_return(0);
   __real_cpu_loop_exit_aarch64(cpu);
 }
-[[noreturn]] void __wrap_cpu_loop_exit_noexc_aarch64(void* cpu) {
+[[noreturn]] A64RUN_JUMPED_OVER void __wrap_cpu_loop_exit_noexc_aarch64(void* cpu) {
   emu::set_helper_return(0);
   __real_cpu_loop_exit_noexc_aarch64(cpu);
 }
-[[noreturn]] void __wrap_cpu_loop_exit_restore_aarch64(void* cpu, uintptr_t pc) {
+[[noreturn]] A64RUN_JUMPED_OVER void __wrap_cpu_loop_exit_restore_aarch64(void* cpu, uintptr_t pc) {
   emu::set_helper_return(0);
   __real_cpu_loop_exit_restore_aarch64(cpu, pc);
 }
-[[noreturn]] void __wrap_cpu_loop_exit_atomic_aarch64(void* cpu, uintptr_t pc) {
+[[noreturn]] A64RUN_JUMPED_OVER void __wrap_cpu_loop_exit_atomic_aarch64(void* cpu, uintptr_t pc) {
   emu::set_helper_return(0);
   __real_cpu_loop_exit_atomic_aarch64(cpu, pc);
 }
+
+#undef A64RUN_JUMPED_OVER
 
 }  // extern "C"
 

@@ -76,13 +76,13 @@ class Stub {
   const int conn_slot_;
   int first_conn_ = -1;
   std::atomic<int> conn_{-1};
-  std::mutex send_mu_;       // one writer at a time: the stub, or the exiting guest thread
-  bool final_sent_ = false;  // GUARDED_BY(send_mu_)
+  std::mutex send_mu_;        // one writer at a time: the stub, or the exiting guest thread
+  bool final_sent_ = false;   // GUARDED_BY(send_mu_)
   bool final_acked_ = false;  // GUARDED_BY(send_mu_): the client acknowledged the final packet, or left
   std::condition_variable final_cv_;
-  std::string last_sent_;    // the last packet, framed, for a '-' from the client
+  std::string last_sent_;  // the last packet, framed, for a '-' from the client
   Decoder decoder_;
-  std::deque<std::string> early_;  // packets that came while the program ran, answered at the next stop
+  std::deque<std::string> early_;    // packets that came while the program ran, answered at the next stop
   std::atomic<bool> no_ack_{false};  // read by the exiting guest thread too
   bool running_ = false;
   bool resumed_ = false;  // the packet being handled resumed the program: no reply now

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,12 +42,6 @@ constexpr uint64_t kQuitMagic = uint64_t{0xa64cd1e0} << 32;
 // The process start_host_signal_intake started the intake thread of (the first of this a64run); written
 // and read with the __atomic builtins (forward_to_intake).
 emu::Process* g_first_process = nullptr;
-
-// A signalfd for every asynchronous host signal (reserved, close-on-exec), made before the first intake
-// thread: intake threads poll it to learn that a signal is pending without taking it. A signalfd reports the
-// signals of the process that reads or polls it, so fork children and CLONE_VM children (whose tables hold
-// the same number) use it as it is.
-int g_intake_fd = -1;
 
 // (Also built by forward_to_intake, in a signal handler: not instrumented either.)
 __attribute__((no_sanitize("thread"))) siginfo_t marker(uint64_t magic, uint32_t number) {
@@ -104,14 +99,10 @@ constexpr uint64_t kThreadBlocked =
 constexpr int kGlibcCancel = 32;  // glibc's SIGCANCEL and SIGSETXID (__SIGRTMIN and __SIGRTMIN + 1)
 constexpr int kGlibcSetxid = 33;
 
-// Takes one host signal (waiting for it unless `ready`: then the wait is a poll) and acts on it. False for
-// stop_host_signal_intake's marker: the thread ends.
-bool intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool ready) {
-  siginfo_t hsi{};
-  const timespec zero{};
-  // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
-  long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, ready ? &zero : nullptr, sizeof set);
-  if (sig <= 0 || take_sync_marker(in, sig, hsi)) return true;
+// Acts on one host signal the intake thread took. False for stop_host_signal_intake's marker: the worker
+// ends.
+bool act_on(emu::Process& proc, HostIntake& in, long sig, siginfo_t hsi) {
+  if (take_sync_marker(in, sig, hsi)) return true;
   if (uint32_t unused; is_marker(sig, hsi, kQuitMagic, &unused)) return false;
   if (take_forwarded(in, sig, &hsi)) sig = hsi.si_signo;
   if (sig == timer_host_signal() && hsi.si_code == SI_TIMER) {
@@ -126,60 +117,144 @@ bool intake_one(emu::Process& proc, HostIntake& in, const uint64_t& set, bool re
   return true;
 }
 
+// A signalfd for every asynchronous host signal, in a descriptor table of the calling thread's own: the
+// guest's table keeps every number it may use (a guest that counts its free descriptors and then fills its
+// table gets them all). unshare gives the thread a copy of the process's table, whose descriptors are closed
+// at once (a copy would keep a pipe's end open), with raw calls: the sanitizers' descriptor bookkeeping is
+// the process's table's. -1 when the kernel refuses (the intake thread then waits in rt_sigtimedwait).
+int private_signalfd(const uint64_t& set) {
+  if (::unshare(CLONE_FILES) != 0) return -1;
+  if (::syscall(SYS_close_range, 0U, ~0U, 0U) != 0) {
+    // Before Linux 5.9: one by one, up to the highest number this thread's table can hold.
+    rlimit rl{};
+    ::getrlimit(RLIMIT_NOFILE, &rl);
+    const rlim_t top = rl.rlim_max == RLIM_INFINITY ? rlim_t{1} << 20 : rl.rlim_max;
+    for (rlim_t fd = 0; fd < top; ++fd) ::syscall(SYS_close, static_cast<int>(fd));
+  }
+  return static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
+}
+
+void block_everything() {
+  const uint64_t set = kAsyncSet;
+  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
+}
+
+// The worker: acts on what the intake thread hands it, in the process's descriptor table (signalfd
+// readiness bytes, the guest's pipes).
+void* worker_main(void* arg) {
+  auto* proc = static_cast<emu::Process*>(arg);
+  emu::Process::set_current(proc);
+  HostIntake& in = proc->intake;
+  syscalls::reserve_tid(static_cast<int>(::gettid()));
+  syscalls::name_emulator_thread("signals");
+  block_everything();
+  __atomic_store_n(&in.worker, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
+  while (true) {
+    int h;
+    while ((h = in.handoff.load(std::memory_order_acquire)) == 0)
+      in.handoff.wait(0, std::memory_order_acquire);
+    const bool go_on = h == 1 && act_on(*proc, in, in.handoff_sig, in.handoff_info);
+    in.handoff.store(0, std::memory_order_relaxed);
+    if (!go_on) break;
+    in.busy.store(0, std::memory_order_release);
+    in.busy.notify_all();
+  }
+  syscalls::unreserve_tid(static_cast<int>(::gettid()));
+  __atomic_store_n(&in.worker, 0, __ATOMIC_RELEASE);
+  in.busy.store(0, std::memory_order_release);
+  in.busy.notify_all();
+  return nullptr;
+}
+
+// The intake thread: takes each host signal and hands it to the worker.
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   emu::Process::set_current(proc);
   HostIntake& in = proc->intake;
   syscalls::reserve_tid(static_cast<int>(::gettid()));
   syscalls::name_emulator_thread("intake");
-  const uint64_t set = kAsyncSet;
   // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
   // that leaves it unblocked.
-  ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
-  __atomic_store_n(&in.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
+  block_everything();
+  const uint64_t set = kAsyncSet;
+  const int fd = private_signalfd(set);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
     // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
-    // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd),
-    // sets busy (a seq_cst store, before the dequeue's own locked instructions), takes one, queues it, and
-    // clears busy. A thread that sees neither the signal pending nor busy set knows the guest signal of any
-    // host signal generated before its look is queued already.
-    pollfd p{g_intake_fd, POLLIN, 0};
-    if (g_intake_fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
+    // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd,
+    // which reports this thread's signals and the process's), sets busy (a seq_cst store, before the
+    // dequeue's own locked instructions), takes one, hands it to the worker and waits until the worker has
+    // queued it and cleared busy. A thread that sees neither the signal pending nor busy set knows the guest
+    // signal of any host signal generated before its look is queued already.
+    pollfd p{fd, POLLIN, 0};
+    if (fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
     in.busy.store(1, std::memory_order_seq_cst);
     if (proc->dying()) {
       // The process is ending with its threads parked (emu/process_death.cpp): this one takes nothing more.
       in.busy.store(0, std::memory_order_seq_cst);
       while (true) ::pause();
     }
-    const bool go_on = intake_one(*proc, in, set, g_intake_fd >= 0);
-    in.busy.store(0, std::memory_order_release);
-    if (!go_on) break;
+    siginfo_t hsi{};
+    const timespec zero{};
+    // The raw call: glibc's sigwaitinfo would leave out its reserved RT signals 32 and 33.
+    const long sig = ::syscall(SYS_rt_sigtimedwait, &set, &hsi, fd >= 0 ? &zero : nullptr, sizeof set);
+    if (sig <= 0) {
+      in.busy.store(0, std::memory_order_release);
+      continue;
+    }
+    uint32_t unused;
+    const bool quit = is_marker(sig, hsi, kQuitMagic, &unused);
+    in.handoff_sig = sig;
+    in.handoff_info = hsi;
+    in.handoff.store(quit ? 2 : 1, std::memory_order_release);
+    in.handoff.notify_one();
+    if (quit) break;
+    int b;
+    while ((b = in.busy.load(std::memory_order_acquire)) != 0) in.busy.wait(b, std::memory_order_acquire);
   }
-  // stop_host_signal_intake: what arrives from now on waits, blocked, for the next intake thread.
+  // stop_host_signal_intake: the worker ends too; what arrives from now on waits, blocked, for the next
+  // intake thread.
+  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) in.busy.wait(1, std::memory_order_acquire);
   syscalls::unreserve_tid(static_cast<int>(::gettid()));
   __atomic_store_n(&in.tid, 0, __ATOMIC_RELEASE);
   return nullptr;
 }
 
-// Starts the intake thread and waits until it is up: it has reserved and named itself, so the /proc views
-// the guest reads from now on leave it out (a few tens of microseconds, once per process). When the host
-// refuses the thread (after unshare(CLONE_NEWPID) or setns to a PID namespace the kernel lets no process
-// start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the process goes on without one: its pid
-// mark is cleared, so nothing waits for a thread that will never come (has_intake, forward_to_intake), and
-// host signals stay pending, blocked. Said once on stderr: the guest no longer hears kill(2) from outside.
+void say_no_intake(int err) {
+  static std::atomic<bool> said{false};
+  if (!said.exchange(true))
+    fmt::print(stderr, "a64run: cannot start the signal intake thread ({}): host signals stay pending\n",
+               std::strerror(err));
+}
+
+// Starts the worker and the intake thread and waits until both are up: they have reserved and named
+// themselves, so the /proc views the guest reads from now on leave them out (a few tens of microseconds,
+// once per process). When the host refuses a thread (after unshare(CLONE_NEWPID) or setns to a PID
+// namespace the kernel lets no process start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the
+// process goes on without them: its pid mark is cleared, so nothing waits for a thread that will never come
+// (has_intake, forward_to_intake), and host signals stay pending, blocked. Said once on stderr: the guest no
+// longer hears kill(2) from outside.
 void start_intake_thread(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  in.handoff.store(0, std::memory_order_relaxed);
   pthread_t th;
-  if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
-    __atomic_store_n(&proc.intake.pid, 0, __ATOMIC_RELEASE);
-    static std::atomic<bool> said{false};
-    if (!said.exchange(true))
-      fmt::print(stderr, "a64run: cannot start the signal intake thread ({}): host signals stay pending\n",
-                 std::strerror(err));
+  if (const int err = pthread_create(&th, nullptr, &worker_main, &proc); err != 0) {
+    __atomic_store_n(&in.pid, 0, __ATOMIC_RELEASE);
+    say_no_intake(err);
     return;
   }
   pthread_detach(th);
-  while (__atomic_load_n(&proc.intake.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
+    in.handoff.store(2, std::memory_order_release);  // the worker ends
+    in.handoff.notify_one();
+    while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    __atomic_store_n(&in.pid, 0, __ATOMIC_RELEASE);
+    say_no_intake(err);
+    return;
+  }
+  pthread_detach(th);
+  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
 }
 
 // The host process's threads (entries of /proc/self/task), 0 when they cannot be read.
@@ -230,10 +305,6 @@ void start_host_signal_intake(emu::Process& proc) {
   struct sigaction ign {};
   ign.sa_handler = SIG_IGN;
   ::sigaction(SIGPIPE, &ign, nullptr);
-  // The raw call, with every one of the 64 (glibc's sigset leaves out 32 and 33).
-  const auto fd =
-      static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (fd >= 0) g_intake_fd = syscalls::make_reserved_fd(fd);
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   start_intake_thread(proc);
   after_first_thread();
@@ -289,7 +360,8 @@ bool stop_host_signal_intake(emu::Process& proc) {
   if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
   if (!may_start_threads()) return false;  // it could not come back
   const int before = host_thread_count();
-  if (before != 2) return false;  // threads besides the caller and the intake thread: the call fails anyway
+  if (before != 3)
+    return false;  // threads besides the caller, the intake thread and its worker: it fails anyway
   siginfo_t m = marker(kQuitMagic, 0);
   if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
@@ -299,7 +371,7 @@ bool stop_host_signal_intake(emu::Process& proc) {
   // yields, not sleeps: the guest's timer slack (prctl PR_SET_TIMERSLACK, the host thread's own) stretches
   // every sleep of this thread, to seconds if the guest asks.
   const uint64_t give_up = now_ns() + 100'000'000;
-  while (host_thread_count() >= before && now_ns() < give_up) sched_yield();
+  while (host_thread_count() > before - 2 && now_ns() < give_up) sched_yield();
   return true;
 }
 

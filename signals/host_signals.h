@@ -22,15 +22,20 @@ namespace signals {
 // from a signal handler that ThreadSanitizer does not see, and std::atomic's member functions are
 // instrumented calls there.
 struct HostIntake {
-  int tid = 0;
+  int tid = 0;     // the intake thread: it takes host signals off the kernel's queue (the markers' target)
+  int worker = 0;  // its worker: it acts on each (queues the guest signal), in the process's descriptor table
   int pid = 0;
+  // One host signal passed from the intake thread to the worker: 1 ready, 2 the quit marker, 0 taken.
+  std::atomic<int> handoff{0};
+  long handoff_sig = 0;      // written before handoff's release store, read after its acquire load
+  siginfo_t handoff_info{};  // the same
   // sync_host_signals' markers: queued in sequence order (under sync_mu) and taken in that order, so
   // sync_acked only grows.
   std::mutex sync_mu;
   uint32_t sync_next = 0;  // GUARDED_BY(sync_mu)
   std::atomic<uint32_t> sync_acked{0};
-  // 1 from before the intake thread takes a host signal off the kernel's queue until the guest signal is
-  // queued (host_signals_in_flight).
+  // 1 from before the intake thread takes a host signal off the kernel's queue until the worker has queued
+  // the guest signal (host_signals_in_flight); the intake thread waits for the 0.
   std::atomic<int> busy{0};
   // Signals another thread took for the intake thread (forward_to_intake): free, being written, or ready.
   static constexpr int kForwardSlots = 16;

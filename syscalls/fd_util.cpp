@@ -65,9 +65,9 @@ int make_reserved_fd(int fd) {
 }
 
 namespace {
-// The intake threads of this host process (one, or two in a fork child whose parent's stays listed until
-// its own starts), the helper threads of CLONE_VM children and the F_OWNER_TID proxies
-// (signals/fasync_owner.h): none of them is a guest thread.
+// The intake threads of this host process and their workers (one pair, or two in a fork child whose
+// parent's stay listed until its own start), the helper threads of CLONE_VM children and the F_OWNER_TID
+// proxies (signals/fasync_owner.h): none of them is a guest thread.
 constexpr int kMaxReservedTids = 64;
 std::atomic<int> g_reserved_tids[kMaxReservedTids];
 }  // namespace

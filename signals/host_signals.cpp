@@ -134,20 +134,23 @@ int private_signalfd(const uint64_t& set) {
   return static_cast<int>(::syscall(SYS_signalfd4, -1, &set, sizeof set, SFD_CLOEXEC | SFD_NONBLOCK));
 }
 
-void block_everything() {
+// The start of the intake thread and of its worker: the process's, hidden from the guest's /proc views,
+// named, and with everything blocked, the safe calls' wake signal too (a fork child's are made by a thread
+// that leaves it unblocked).
+HostIntake& enter_intake_thread(emu::Process& proc, const char* role) {
+  emu::Process::set_current(&proc);
+  syscalls::reserve_tid(static_cast<int>(::gettid()));
+  syscalls::name_emulator_thread(role);
   const uint64_t set = kAsyncSet;
   ::syscall(SYS_rt_sigprocmask, SIG_BLOCK, &set, nullptr, sizeof set);
+  return proc.intake;
 }
 
 // The worker: acts on what the intake thread hands it, in the process's descriptor table (signalfd
 // readiness bytes, the guest's pipes).
 void* worker_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
-  emu::Process::set_current(proc);
-  HostIntake& in = proc->intake;
-  syscalls::reserve_tid(static_cast<int>(::gettid()));
-  syscalls::name_emulator_thread("signals");
-  block_everything();
+  HostIntake& in = enter_intake_thread(*proc, "signals");
   __atomic_store_n(&in.worker, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
   while (true) {
     int h;
@@ -169,13 +172,7 @@ void* worker_main(void* arg) {
 // The intake thread: takes each host signal and hands it to the worker.
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
-  emu::Process::set_current(proc);
-  HostIntake& in = proc->intake;
-  syscalls::reserve_tid(static_cast<int>(::gettid()));
-  syscalls::name_emulator_thread("intake");
-  // Everything blocked, the safe calls' wake signal too: a fork child's intake thread is made by a thread
-  // that leaves it unblocked.
-  block_everything();
+  HostIntake& in = enter_intake_thread(*proc, "intake");
   const uint64_t set = kAsyncSet;
   const int fd = private_signalfd(set);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);

@@ -20,6 +20,7 @@
 
 #include "../procs/self_exec.h"
 #include "check.h"
+#include "mem_util.h"
 
 static const size_t kPage = 4096;
 
@@ -67,13 +68,6 @@ static const char* maps_line(void* addr) {
 }
 
 // A free, page-aligned range of len bytes (mapped and unmapped again).
-static char* free_range(size_t len) {
-  char* p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(p != MAP_FAILED);
-  munmap(p, len);
-  return p;
-}
-
 static void test_layout(void) {
   // The arm64 (asm-generic) layouts glibc's structs must match the kernel's.
   CHECK_EQ(sizeof(struct shmid_ds), 112);

@@ -13,21 +13,28 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mem_util.h"
 
 #define kPage 4096L
 
-// The /proc/self/maps lines that overlap [start, end).
-static int maps_lines(uintptr_t start, uintptr_t end) {
+// The /proc/self/maps lines that overlap [start, end); *last_start (unless NULL) is the last one's start.
+static int maps_overlapping(uintptr_t start, uintptr_t end, uintptr_t* last_start) {
   FILE* f = fopen("/proc/self/maps", "re");
   REQUIRE(f != NULL);
   char line[512];
   int n = 0;
   while (fgets(line, sizeof line, f) != NULL) {
     unsigned long s = 0, e = 0;
-    if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s < end && e > start) n++;
+    if (sscanf(line, "%lx-%lx", &s, &e) != 2 || s >= end || e <= start) continue;
+    n++;
+    if (last_start != NULL) *last_start = s;
   }
   fclose(f);
   return n;
+}
+
+static int maps_lines(uintptr_t start, uintptr_t end) {
+  return maps_overlapping(start, end, NULL);
 }
 
 // Every VMA the count includes (x86-64's [vsyscall] gate is shown but not counted, should this run there).
@@ -43,23 +50,9 @@ static int maps_total(void) {
 
 // The start of the /proc/self/maps line that holds addr, or 0.
 static uintptr_t vma_start(uintptr_t addr) {
-  FILE* f = fopen("/proc/self/maps", "re");
-  REQUIRE(f != NULL);
-  char line[512];
   uintptr_t found = 0;
-  while (fgets(line, sizeof line, f) != NULL) {
-    unsigned long s = 0, e = 0;
-    if (sscanf(line, "%lx-%lx", &s, &e) == 2 && s <= addr && addr < e) found = s;
-  }
-  fclose(f);
+  maps_overlapping(addr, addr + 1, &found);
   return found;
-}
-
-static char* free_range(size_t size) {
-  char* p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(p != MAP_FAILED);
-  REQUIRE_SYS(munmap(p, size));
-  return p;
 }
 
 static void adjacent_mappings_merge(void) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mem_util.h"
 
 #define kPage 4096L
 #define kMiB (1L << 20)
@@ -39,14 +40,6 @@ static char* map_filled(void* at, size_t size, int value) {
   char* p = mmap(at, size, PROT_READ | PROT_WRITE, flags, -1, 0);
   REQUIRE(p != MAP_FAILED);
   memset(p, value, size);
-  return p;
-}
-
-// A free range of `size` bytes (mapped and unmapped again).
-static char* free_range(size_t size) {
-  char* p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  REQUIRE(p != MAP_FAILED);
-  REQUIRE_SYS(munmap(p, size));
   return p;
 }
 

@@ -1,5 +1,5 @@
-// This file owns the block-start exit test: a second test, of the CPU's exit_request, at the start of every
-// translated block, which makes a kick impossible to lose.
+// This file owns the block-start exit test: the test of the CPU's exit_request that replaces QEMU's own test
+// at the start of every translated block, which makes a kick impossible to lose.
 //
 // The race it closes. A kick (Vcpu::kick) is uc_emu_stop from another thread; its cpu_exit stores
 // exit_request = 1 and then icount_decr.u16.high = -1, and the test QEMU puts at every block start reads only
@@ -19,13 +19,21 @@
 // at every block start, where the PC is exact, sees it within one block, whatever happened to the counter
 // flag. A chained jump enters the next block at its start, so chained loops are covered too.
 //
+// Why QEMU's test can go. In Unicorn 2.1.1 the counter flag (icount_decr.u16.high) is set to -1 only by
+// cpu_exit (hw/core/cpu.c), which stores exit_request = 1 first: cpu_interrupt only sets interrupt_request
+// (tcg_handle_interrupt in accel/tcg/tcg-all.c), and the counter's low half stays 0 without icount
+// (CF_USE_ICOUNT is never set). So QEMU's test is taken only when exit_request is or was set, and a set flag
+// whose exit_request was cleared again is a request the vCPU has taken already (the three places above).
+// One test of exit_request does the work of both.
+//
 // How. The translator emits QEMU's test in gen_tb_start (inlined into translator_loop, another object file
 // of libunicorn.a than tcg_gen_brcondi_i32): `ld_i32 t, env, icount_decr; brcondi_i32 lt t, 0,
 // exitreq_label`. The link wraps tcg_gen_brcondi_i32; the first call of a translation armed by
-// arm_block_exit_test() is that one, and the wrapper adds `ld8u_i32 t, env, exit_request; brcondi_i32 ne t,
-// 0, exitreq_label` after it. exitreq_label leads to QEMU's own block exit (TB_EXIT_REQUESTED, the PC set
-// back to the block's start). Cost: three host instructions per block (a byte load, a test, a branch not
-// taken).
+// arm_block_exit_test() is that one, and the wrapper emits `ld8u_i32 t, env, exit_request; brcondi_i32 ne t,
+// 0, exitreq_label` in its place (the load of icount_decr, now unused, is dropped by TCG's liveness pass).
+// exitreq_label leads to QEMU's own block exit (TB_EXIT_REQUESTED, the PC set back to the block's start).
+// Cost: three host instructions per block (a byte load, a test, a branch not taken), as QEMU's own test.
+// A64RUN_NO_BLOCK_EXIT_TEST=1 keeps QEMU's test alone (diagnostics: it shows the race).
 #include "emu/block_exit.h"
 
 #include <cstdint>
@@ -75,8 +83,10 @@ void tcg_gen_op3_aarch64(void* s, int opc, uintptr_t a1, uintptr_t a2, uintptr_t
 void __real_tcg_gen_brcondi_i32_aarch64(void* s, int cond, uintptr_t arg1, int32_t arg2, void* label);
 
 void __wrap_tcg_gen_brcondi_i32_aarch64(void* s, int cond, uintptr_t arg1, int32_t arg2, void* label) {
-  __real_tcg_gen_brcondi_i32_aarch64(s, cond, arg1, arg2, label);
-  if (!emu::t_armed) return;
+  if (!emu::t_armed) {
+    __real_tcg_gen_brcondi_i32_aarch64(s, cond, arg1, arg2, label);
+    return;
+  }
   emu::t_armed = false;
   auto* ctx = static_cast<char*>(s);
   if (cond != emu::kCondLt || arg2 != 0 || label == nullptr ||

@@ -1,5 +1,6 @@
-// The block-start exit test (emu/block_exit.cpp): every translated block also tests the CPU's exit_request,
-// so that a kick (Vcpu::kick) cannot be lost to the engine's unfenced clearing of its other exit flag.
+// The block-start exit test (emu/block_exit.cpp): every translated block tests the CPU's exit_request (in
+// place of QEMU's test of the counter flag), so that a kick (Vcpu::kick) cannot be lost to the engine's
+// unfenced clearing of that flag.
 #pragma once
 
 #include <unicorn/unicorn.h>

@@ -26,6 +26,15 @@
 // XZR) from being dropped: it still faults. The same ops also read and write the CPU state (FP and vector
 // registers); there the flag only stores a guest register modified since the last access a little earlier.
 //
+// Pairs. LDP and STP of general registers (every function's prologue and epilogue) are two accesses through
+// one address temp that the translator advances in between (`access [t]; addi t, t, size; access [t]`). The
+// second access then needs no clamp of its own: it uses the first one's clamped address with `size` more in
+// its displacement. h1 = a >=u size ? size : a, and the second access is at h1 + size: if a lies in the
+// window that is exactly a + size (faulting at a + size, in the guard when it passes the window's end, as
+// the clamp of a + size would); if not, h1 is the guard and the first access faulted already. The pattern is
+// taken only when nothing but the addi was emitted between the two accesses (TCGContext.nb_ops counts every
+// op emitted), so the temp holds a + size at the second access and the clamped temp is still live.
+//
 // What keeps the softmmu path: exclusives and atomics (MO_ALIGN, or their own tcg-op functions), any access
 // with an alignment requirement, big-endian data (MO_BSWAP), a vCPU whose direct access is off (a debugger's
 // watchpoints, A64RUN_SOFTMMU=1) and every engine on a Unicorn build whose layout is not the one below.
@@ -52,6 +61,10 @@ constexpr size_t kUcInvalidError = 0x578;  // uc_struct.invalid_error
 constexpr size_t kCtxCodeBuffer = 0xa0;    // TCGContext.code_gen_buffer
 constexpr size_t kCtxCodeSize = 0xb8;      // TCGContext.code_gen_buffer_size
 constexpr size_t kCtxOpDefs = 0xa968;      // TCGContext.tcg_op_defs (each engine's copy of tcg_op_defs_org)
+constexpr size_t kCtxNbOps = 0x38;         // TCGContext.nb_ops (tcg_op_alloc counts every op emitted)
+constexpr size_t kCtxOpsTail = 0x7390;     // TCGContext.ops.tqh_circ.tql_prev: the last op's link
+constexpr size_t kOpLinkNext = 0x8;        // TCGOp.link.tqe_next (the opcode is the op's first byte)
+constexpr uint8_t kOpfBbEnd = 0x01;        // TCG_OPF_BB_END
 constexpr int kNbOps = 185;                // tcg-opc.h with the x86 backend's vector ops
 constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes a return address
 
@@ -140,6 +153,7 @@ bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) 
 
 extern "C" {
 void tcg_context_init_aarch64(void* s);
+void* tcg_emit_op_aarch64(void* s, int opc);
 bool cpu_restore_state_aarch64(void* cpu, uintptr_t host_pc, bool will_exit);
 bool unicorn_fill_tlb_aarch64(void* cs, uint64_t address, int size, int rw, int mmu_idx, bool probe,
                               uintptr_t retaddr);
@@ -173,13 +187,23 @@ bool code_layout_ok() {
     // %rax,0xa968(%r13).
     static const unsigned char kDefsSize[] = {0xbf, 0x20, 0x17, 0x00, 0x00};
     static const unsigned char kDefsStore[] = {0x49, 0x89, 0x85, 0x68, 0xa9, 0x00, 0x00};
+    // tcg_emit_op (tcg_op_alloc inlined), appending op %rax to the list: mov 0x7390(%rdi),%rdx (the list's
+    // tail link); mov %bpl,(%rax) (opc in the first byte); addl $0x1,0x38(%rdi) (nb_ops); mov %rdx,0x10(%rax)
+    // (link.tql_prev); movq $0x0,0x8(%rax) (link.tqe_next); mov %rax,(%rdx); lea 0x8(%rax),%rdx; mov
+    // %rdx,0x7390(%rdi) (the op's link is the new tail).
+    static const unsigned char kNbOpsAdd[] = {0x48, 0x8b, 0x97, 0x90, 0x73, 0x00, 0x00, 0x40, 0x88, 0x28,
+                                              0x83, 0x47, 0x38, 0x01, 0x48, 0x89, 0x50, 0x10, 0x48, 0xc7,
+                                              0x40, 0x08, 0x00, 0x00, 0x00, 0x00, 0x48, 0x89, 0x02, 0x48,
+                                              0x8d, 0x50, 0x08, 0x48, 0x89, 0x97, 0x90, 0x73, 0x00, 0x00};
+    const void* emit = reinterpret_cast<const void*>(&tcg_emit_op_aarch64);
     const void* restore = reinterpret_cast<const void*>(&cpu_restore_state_aarch64);
     const void* fill = reinterpret_cast<const void*>(&unicorn_fill_tlb_aarch64);
     const void* init = reinterpret_cast<const void*>(&tcg_context_init_aarch64);
     return code_has(restore, 0x40, kRestore, sizeof kRestore) &&
            code_has(fill, 0x400, kRefuse, sizeof kRefuse) &&
            code_has(init, 0x40, kDefsSize, sizeof kDefsSize) &&
-           code_has(init, 0x60, kDefsStore, sizeof kDefsStore);
+           code_has(init, 0x60, kDefsStore, sizeof kDefsStore) &&
+           code_has(emit, 0x60, kNbOpsAdd, sizeof kNbOpsAdd);
   }();
   return ok;
 }
@@ -208,33 +232,145 @@ int store_op(int memop) {
   return kBySize[memop & kMoSize];
 }
 
+// The pair pattern of this thread's translation (see the top of the file): the last direct access's address
+// temp and clamped temp (kept allocated for the second access), the op count after it, and, once the
+// translator has advanced the address temp by the access size, that size.
+struct PairState {
+  void* ctx = nullptr;   // the TCG context of `h`; null: no pattern under way
+  uintptr_t addr = 0;    // TCGv of the first access's address
+  uintptr_t h = 0;       // the clamped temp (a TCGTemp pointer)
+  intptr_t disp = 0;     // the first access's displacement (the window's base, or 0)
+  int64_t size = 0;      // the first access's size
+  int64_t advanced = 0;  // 0, or the addi's immediate after `addi addr, addr, size`
+  int nb_ops = 0;        // TCGContext.nb_ops after the last op of the pattern
+};
+thread_local PairState t_pair;
+
+int nb_ops(void* s) {
+  return field<int>(s, kCtxNbOps);
+}
+
+// The window's size in one temp per translation, reused by the accesses of one basic block: TCG keeps it in
+// a host register there (one movabs per block instead of one per access). `after` is the last op when the
+// temp last held the size; an op that ends a basic block since then (a label, a branch, the block's end:
+// TCG_OPF_BB_END) kills the temp's value, and the next access sets it again.
+struct SizeTemp {
+  void* ctx = nullptr;
+  uintptr_t k = 0;  // a TCGTemp pointer
+  const char* after = nullptr;
+};
+thread_local SizeTemp t_size;
+
+const char* last_op(void* s) {
+  return field<char*>(s, kCtxOpsTail) - kOpLinkNext;
+}
+
+// True when no op after `from` (to the end of the list) ends a basic block.
+bool same_block_since(void* s, const char* from) {
+  const auto* defs = field<const OpDef*>(s, kCtxOpDefs);
+  for (const char* op = field<const char*>(const_cast<char*>(from), kOpLinkNext); op != nullptr;
+       op = field<const char*>(const_cast<char*>(op), kOpLinkNext)) {
+    if (defs[static_cast<uint8_t>(*op)].flags & kOpfBbEnd) return false;
+  }
+  return true;
+}
+
+// The temp holding the window's size at this point of the translation (emitting its movi if needed).
+uintptr_t size_temp(void* s, uint64_t size) {
+  SizeTemp& t = t_size;
+  if (t.ctx == s && same_block_since(s, t.after)) return t.k;
+  if (t.ctx != s)
+    t = SizeTemp{s, reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false))};
+  tcg_gen_op2_aarch64(s, kMoviI64, t.k, size);
+  return t.k;
+}
+
+// Ends the pattern under way (frees its clamped temp, if it belongs to context `s`).
+void drop_pair(void* s) {
+  if (t_pair.ctx != nullptr && t_pair.ctx == s)
+    tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(t_pair.h));
+  t_pair = PairState{};
+}
+
+// The second access of a pair, at the first one's clamped address: true if this access is one.
+bool emit_pair_second(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
+  const PairState p = t_pair;
+  if (p.ctx != s || p.advanced == 0 || addr != p.addr || nb_ops(s) != p.nb_ops) return false;
+  const uintptr_t v = reinterpret_cast<uintptr_t>(s) + val;
+  tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, p.h,
+                      static_cast<uintptr_t>(p.disp + p.advanced));
+  drop_pair(s);
+  return true;
+}
+
 // The direct form of one access, if this one may take it: `opc` on the host address of guest address `addr`
 // (TCGv offsets from the context, as the translator passes them).
 bool emit_direct(void* s, bool load, uintptr_t val, uintptr_t addr, int memop) {
-  if (memop & (kMoBswap | kMoAmask)) return false;
+  if (memop & (kMoBswap | kMoAmask)) {
+    drop_pair(s);
+    return false;
+  }
   DirectWindow w;
-  if (!Vcpu::running_direct_window(s, &w)) return false;
+  if (!Vcpu::running_direct_window(s, &w)) {
+    drop_pair(s);
+    return false;
+  }
+  if (emit_pair_second(s, load, val, addr, memop)) return true;
+  drop_pair(s);
   const auto ctx = reinterpret_cast<uintptr_t>(s);
   const uintptr_t v = ctx + val;
   const uintptr_t a = ctx + addr;
   const auto h = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
-  const auto k = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
-  tcg_gen_op2_aarch64(s, kMoviI64, k, w.size);
+  const uintptr_t k = size_temp(s, w.size);
   tcg_gen_op6_aarch64(s, kMovcondI64, h, a, k, k, a, kCondGeu);  // h = a >=u size ? size : a
   // A window below 2 GiB is the access's own displacement (`mov base(h), v`); elsewhere base is added.
   auto base = reinterpret_cast<uintptr_t>(w.base);
   if (base > static_cast<uintptr_t>(INT32_MAX)) {
-    tcg_gen_op2_aarch64(s, kMoviI64, k, base);
-    tcg_gen_op3_aarch64(s, kAddI64, h, h, k);
+    const auto b = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(s, kTcgTypeI64, false));
+    tcg_gen_op2_aarch64(s, kMoviI64, b, base);
+    tcg_gen_op3_aarch64(s, kAddI64, h, h, b);
+    tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(b));
     base = 0;
   }
   tcg_gen_op3_aarch64(s, load ? load_op(memop) : store_op(memop), v, h, base);
-  tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(k));
-  tcg_temp_free_internal_aarch64(s, reinterpret_cast<void*>(h));
+  t_size.after = last_op(s);
+  // h stays allocated for a pair's second access (drop_pair frees it), unless this load overwrote the
+  // address temp itself (then the temp no longer holds the address h was clamped from).
+  t_pair = PairState{s, addr, h, static_cast<intptr_t>(base), int64_t{1} << (memop & kMoSize), 0, nb_ops(s)};
+  if (load && val == addr) drop_pair(s);
   return true;
 }
 
 }  // namespace
+
+void direct_translation_start() {
+  t_pair = PairState{};  // a new translation: the TCG context's temps start afresh
+  t_size = SizeTemp{};
+}
+
+}  // namespace emu
+
+extern "C" {
+void __real_tcg_gen_addi_i64_aarch64(void* s, uintptr_t ret, uintptr_t arg1, int64_t imm);
+
+// The translator's `addi t, t, size` between the two accesses of a pair (and every other addi: those end a
+// pattern under way).
+void __wrap_tcg_gen_addi_i64_aarch64(void* s, uintptr_t ret, uintptr_t arg1, int64_t imm) {
+  emu::PairState& p = emu::t_pair;
+  const bool advance = p.ctx == s && p.advanced == 0 && ret == p.addr && arg1 == p.addr && imm == p.size &&
+                       emu::nb_ops(s) == p.nb_ops;
+  __real_tcg_gen_addi_i64_aarch64(s, ret, arg1, imm);
+  if (!advance) {
+    emu::drop_pair(s);
+    return;
+  }
+  p.advanced = imm;
+  p.nb_ops = emu::nb_ops(s);
+}
+}  // extern "C"
+
+namespace emu {
+namespace {}  // namespace
 
 bool prepare_direct_memory(uc_engine* uc, bool* direct) {
   static_assert(UC_ERR_EXCEPTION == 0x15, "the refusal stores UC_ERR_EXCEPTION");
@@ -320,6 +456,7 @@ bool emit_direct_store(void* s, uintptr_t val, uintptr_t addr, int memop) {
 #else
 
 namespace emu {
+void direct_translation_start() {}
 bool prepare_direct_memory(uc_engine*, bool* direct) {
   *direct = false;
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped

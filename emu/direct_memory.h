@@ -30,6 +30,10 @@ bool prepare_direct_memory(uc_engine* uc, bool* direct);
 // access keeps the softmmu path. For the store wrapper of emu/memory_order.cpp, which adds the fence.
 bool emit_direct_store(void* s, uintptr_t val, uintptr_t addr, int memop);
 
+// A translation begins on this thread (the translator's wrapper, emu/parallel_atomics.cpp): forgets the
+// pair pattern of the last one (its temps belong to a translation that has ended).
+void direct_translation_start();
+
 // The TCG context `uc` translates with (for the translator's wrappers, which are handed the context).
 const void* engine_tcg_context(uc_engine* uc);
 

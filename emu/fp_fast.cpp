@@ -5,9 +5,17 @@
 // Each helper normally goes through softfloat's float32_/float64_ entry points, whose hardfloat path tests
 // its operands and result with a chain of dependent floating-point compares: the two helpers were half of the
 // time of a double-precision matrix multiply. The fast path here gives the same bits with a few integer
-// tests, when all of these hold (anything else takes the original helper):
-//   - the rounding mode is round-to-nearest-even (the host's: a64run never changes MXCSR, checked once) and
-//     the guest's cumulative inexact flag is already set, so the one flag the operation could raise is set;
+// tests. Most operations take its first form, the plain path (about a dozen host instructions), when:
+//   - the rounding mode is round-to-nearest-even (the host's: a64run never changes MXCSR, checked once), the
+//     guest's cumulative inexact flag is already set (the one flag a finite normal result can raise) and
+//     input flushing is off (FPCR.FZ clear: a denormal operand is then exact, in softfloat as on the host,
+//     and raises nothing), all three read with one 8-byte load of the float_status;
+//   - the host's result has a biased exponent from 2 to the largest finite one: finite and normal, so no
+//     overflow, no NaN (a NaN or infinite operand gives a NaN or an infinity) and no division by zero (an
+//     infinity), and at least twice the smallest normal, so the exact result was not tiny before rounding
+//     (Arm detects tininess before rounding) and FZ's output flushing and DN make no difference.
+// Anything else takes the second form, which covers FPCR.FZ and exact zeros; its conditions, all of them:
+//   - round-to-nearest-even and the cumulative inexact flag set, as above;
 //   - every operand is zero or normal (no NaN, infinity or denormal: no invalid-operation, input-denormal or
 //     flush-to-zero case, and no NaN to propagate by Arm's rules);
 //   - the result is zero or normal and larger than the smallest normal, so it neither overflowed nor was tiny
@@ -15,8 +23,9 @@
 //     zero operand; a product or quotient that became zero from nonzero operands underflowed);
 //   - a divisor is not zero (division by zero raises its flag); a square root's operand is not negative.
 // Then the IEEE result of the host's SSE instruction is the result softfloat computes, bit for bit, and the
-// status flags are unchanged, FZ and DN make no difference (no denormal, no NaN). tests/unit/emu/fp_fast_test
-// compares both on a generated corpus in every rounding mode, with FZ and DN on and off.
+// status flags are unchanged, FZ and DN make no difference (no denormal, no NaN). Everything else takes the
+// original helper. tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
+// with FZ and DN on and off.
 #include "emu/fp_fast.h"
 
 #include <immintrin.h>
@@ -130,6 +139,26 @@ bool layout_ok() {
 // Set by prepare_fp_fast before the first translation; read by every operation.
 std::atomic<bool> g_enabled{false};
 
+// The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
+// float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
+// prepare_fp_fast has checked the layout, so no status matches before (0 is not kPlainWant).
+constexpr uint64_t kPlainMask = 0x0000ff000020ff00;
+constexpr uint64_t kPlainWant = 0x0000000000200000;
+std::atomic<uint64_t> g_plain_mask{0};
+
+bool plain_mode(const void* st) {
+  uint64_t w;
+  std::memcpy(&w, st, sizeof w);
+  return (w & g_plain_mask.load(std::memory_order_relaxed)) == kPlainWant;
+}
+
+// A finite normal number of at least twice the smallest normal: biased exponent 2 to the largest finite.
+template <typename Bits>
+constexpr bool roomy(Bits x) {
+  return static_cast<Bits>(static_cast<Bits>(x << 1) >> (Format<Bits>::kFraction + 1)) - 2 <
+         Format<Bits>::kExpMax - 2;
+}
+
 bool fast_mode(const void* st) {
   uint16_t w;
   std::memcpy(&w, static_cast<const char*>(st) + kRoundingOffset, sizeof w);
@@ -176,38 +205,65 @@ bool sqrt_fast(Bits a, const void* st, Bits* r) {
 bool prepare_fp_fast() {
   const bool ok = layout_ok();
   g_enabled.store(ok, std::memory_order_relaxed);
+  g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
 }
 
 }  // namespace emu
 
-// The wrapped helpers: the fast path, or the original.
-#define A64RUN_FP_BINOP(OP, SUFFIX, BITS)                                              \
-  extern "C" BITS __wrap_helper_vfp_##OP##SUFFIX##_aarch64(BITS a, BITS b, void* st) { \
+// The wrapped helpers: the plain path, the second form, or the original (out of line: the plain path is
+// the whole of the hot code).
+#define A64RUN_FP_BINOP(OP, SYM, SUFFIX, BITS)                                         \
+  namespace {                                                                          \
+  __attribute__((noinline)) BITS OP##SUFFIX##_careful(BITS a, BITS b, void* st) {      \
     BITS r;                                                                            \
     if (emu::OP##_fast<BITS>(a, b, st, &r)) return r;                                  \
     return __real_helper_vfp_##OP##SUFFIX##_aarch64(a, b, st);                         \
+  }                                                                                    \
+  }                                                                                    \
+  extern "C" BITS __wrap_helper_vfp_##OP##SUFFIX##_aarch64(BITS a, BITS b, void* st) { \
+    if (emu::plain_mode(st)) {                                                         \
+      const auto r = emu::to_bits<BITS>(emu::to_float(a) SYM emu::to_float(b));        \
+      if (emu::roomy(r)) return r;                                                     \
+    }                                                                                  \
+    return OP##SUFFIX##_careful(a, b, st);                                             \
   }
-A64RUN_FP_BINOP(add, s, uint32_t)
-A64RUN_FP_BINOP(add, d, uint64_t)
-A64RUN_FP_BINOP(sub, s, uint32_t)
-A64RUN_FP_BINOP(sub, d, uint64_t)
-A64RUN_FP_BINOP(mul, s, uint32_t)
-A64RUN_FP_BINOP(mul, d, uint64_t)
-A64RUN_FP_BINOP(div, s, uint32_t)
-A64RUN_FP_BINOP(div, d, uint64_t)
+A64RUN_FP_BINOP(add, +, s, uint32_t)
+A64RUN_FP_BINOP(add, +, d, uint64_t)
+A64RUN_FP_BINOP(sub, -, s, uint32_t)
+A64RUN_FP_BINOP(sub, -, d, uint64_t)
+A64RUN_FP_BINOP(mul, *, s, uint32_t)
+A64RUN_FP_BINOP(mul, *, d, uint64_t)
+A64RUN_FP_BINOP(div, /, s, uint32_t)
+A64RUN_FP_BINOP(div, /, d, uint64_t)
 #undef A64RUN_FP_BINOP
 
+namespace {
+
+template <typename Bits>
+__attribute__((noinline)) Bits sqrt_careful(Bits a, void* env, Bits (*real)(Bits, void*)) {
+  Bits r;
+  if (emu::sqrt_fast<Bits>(a, static_cast<char*>(env) + emu::kEnvFpStatus, &r)) return r;
+  return real(a, env);
+}
+
+template <typename Bits>
+Bits sqrt_wrapped(Bits a, void* env, Bits (*real)(Bits, void*)) {
+  if (emu::plain_mode(static_cast<char*>(env) + emu::kEnvFpStatus)) {
+    const auto r = emu::to_bits<Bits>(std::sqrt(emu::to_float(a)));
+    if (emu::roomy(r)) return r;  // a negative operand gives a NaN, a zero a zero: neither is roomy
+  }
+  return sqrt_careful<Bits>(a, env, real);
+}
+
+}  // namespace
+
 extern "C" uint32_t __wrap_helper_vfp_sqrts_aarch64(uint32_t a, void* env) {
-  uint32_t r;
-  if (emu::sqrt_fast<uint32_t>(a, static_cast<char*>(env) + emu::kEnvFpStatus, &r)) return r;
-  return __real_helper_vfp_sqrts_aarch64(a, env);
+  return sqrt_wrapped<uint32_t>(a, env, __real_helper_vfp_sqrts_aarch64);
 }
 
 extern "C" uint64_t __wrap_helper_vfp_sqrtd_aarch64(uint64_t a, void* env) {
-  uint64_t r;
-  if (emu::sqrt_fast<uint64_t>(a, static_cast<char*>(env) + emu::kEnvFpStatus, &r)) return r;
-  return __real_helper_vfp_sqrtd_aarch64(a, env);
+  return sqrt_wrapped<uint64_t>(a, env, __real_helper_vfp_sqrtd_aarch64);
 }
 
 #else

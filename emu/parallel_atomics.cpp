@@ -59,6 +59,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   // CF_PARALLEL: a layout other than the one above fails this.
   const bool layout_ok = ctx_cflags != nullptr && *ctx_cflags == *tb_cflags && !(*tb_cflags & kCfParallel);
   emu::memory_order_translation_start();
+  emu::direct_translation_start();
   // A vCPU stopped by kicks needs the exit_request test at the start of every block (emu/block_exit.cpp).
   if (emu::Vcpu::running_stops_by_kick(uc) && emu::block_exit_test_available()) emu::arm_block_exit_test();
   int state = emu::g_state.load(std::memory_order_acquire);

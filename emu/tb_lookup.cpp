@@ -18,6 +18,7 @@
 // some other block, the validation fails and the original helper answers.
 #include "emu/tb_lookup.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -120,17 +121,23 @@ bool layout_ok() {
   return ok;
 }
 
+// Set by prepare_tb_lookup before the first translation (a plain flag: the wrapper runs once per indirect
+// branch, and a function-local static would cost it a guard test and a stack frame).
+std::atomic<bool> g_short{false};
+
 }  // namespace
 
 bool prepare_tb_lookup() {
-  return layout_ok();
+  const bool ok = layout_ok();
+  g_short.store(ok, std::memory_order_relaxed);
+  return ok;
 }
 
 }  // namespace emu
 
 extern "C" void* __wrap_helper_lookup_tb_ptr_aarch64(void* env) {
   using namespace emu;  // NOLINT(google-build-using-namespace): the constants above
-  if (!layout_ok()) return __real_helper_lookup_tb_ptr_aarch64(env);
+  if (!g_short.load(std::memory_order_relaxed)) return __real_helper_lookup_tb_ptr_aarch64(env);
   const auto hflags = at<uint32_t>(env, kEnvHflags);
   if ((hflags & (kAarch64State | kSsActive)) != kAarch64State)
     return __real_helper_lookup_tb_ptr_aarch64(env);

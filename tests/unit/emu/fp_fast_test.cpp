@@ -1,9 +1,10 @@
 // Tests the host-FPU fast path of the scalar FP helpers (emu/fp_fast.cpp) against softfloat, bit for bit: on
 // a generated corpus (zeros, denormals, normals near every boundary, infinities, quiet and signalling NaNs,
 // random values), for FADD, FSUB, FMUL, FDIV and FSQRT in single and double precision, in every rounding
-// mode, with flush-to-zero and default-NaN on and off, from no flags, only inexact, and every flag: the
-// result and the whole float_status afterwards (the cumulative FPSR flags) must be the original helper's.
-// Then 4000 random operand pairs of moderate exponent (the fast path's case) under the same statuses.
+// mode, with flush-to-zero (of outputs, inputs, both) and default-NaN on and off, from no flags, only
+// inexact, and every flag: the result and the whole float_status afterwards (the cumulative FPSR flags) must
+// be the original helper's. Then 4000 random operand pairs of moderate exponent (the fast path's case), and
+// 4000 with a denormal operand and a result of any size, under the same statuses.
 #include "emu/fp_fast.h"
 
 #include <gtest/gtest.h>
@@ -117,12 +118,13 @@ using Unary = Bits (*)(Bits, void*);
 std::vector<Status> statuses() {
   std::vector<Status> all;
   for (int mode = 0; mode < kRoundingModes; ++mode) {
-    for (int fz = 0; fz < 2; ++fz) {
+    for (int fz = 0; fz < 4; ++fz) {  // FPCR.FZ sets both flush flags; each alone too, for the test's sake
       for (int dn = 0; dn < 2; ++dn) {
         for (uint8_t flags : {uint8_t{0}, kInexact, kAllFlags}) {
           Status s;
           s.rounding_mode = static_cast<int8_t>(mode);
-          s.flush_to_zero = s.flush_inputs_to_zero = static_cast<uint8_t>(fz);
+          s.flush_to_zero = static_cast<uint8_t>(fz & 1);
+          s.flush_inputs_to_zero = static_cast<uint8_t>(fz >> 1);
           s.default_nan_mode = static_cast<uint8_t>(dn);
           s.exception_flags = flags;
           all.push_back(s);
@@ -134,8 +136,9 @@ std::vector<Status> statuses() {
 }
 
 std::string describe(const Status& s) {
-  return "mode " + std::to_string(s.rounding_mode) + " fz " + std::to_string(s.flush_to_zero) + " dn " +
-         std::to_string(s.default_nan_mode) + " flags " + std::to_string(s.exception_flags);
+  return "mode " + std::to_string(s.rounding_mode) + " fz " + std::to_string(s.flush_to_zero) + " fiz " +
+         std::to_string(s.flush_inputs_to_zero) + " dn " + std::to_string(s.default_nan_mode) + " flags " +
+         std::to_string(s.exception_flags);
 }
 
 // Every pair of the corpus under every status: the same result and the same status after.
@@ -185,25 +188,40 @@ int compare_unary(const char* name, Unary<Bits> fast, Unary<Bits> real, const st
 // Random operands with exponents near one another and near 1 (so that sums, products, quotients and roots
 // are mostly normal and inexact: the fast path's own case), mixed with the corpus's special values; every
 // pair under every status, all five operations.
+// With `denormal`, the first operand is a denormal (a random fraction) and the second has any exponent, so
+// products and quotients land anywhere from zero to overflow and sums are normal or denormal: the plain
+// path's case of FPCR.FZ clear, a denormal operand and a normal result, and its boundaries.
 template <typename Bits, typename Float>
 int compare_random(int fraction_bits, Binary<Bits> const (&fast)[4], Binary<Bits> const (&real)[4],
-                   Unary<Bits> fast_sqrt, Unary<Bits> real_sqrt) {
+                   Unary<Bits> fast_sqrt, Unary<Bits> real_sqrt, bool denormal) {
   constexpr int kPairs = 4000;
   const Bits bias = (Bits{1} << (sizeof(Bits) * 8 - fraction_bits - 2)) - 1;
+  const Bits exp_max = 2 * bias + 1;
+  const Bits fraction_mask = (Bits{1} << fraction_bits) - 1;
   const std::vector<Bits> special = corpus<Bits, Float>(fraction_bits);
-  std::mt19937_64 rng(7);
+  std::mt19937_64 rng(denormal ? 11 : 7);
+  const auto sign = [](uint64_t r) { return static_cast<Bits>((r & 1) << (sizeof(Bits) * 8 - 1)); };
   const auto draw = [&]() -> Bits {
     const uint64_t r = rng();
     if (r % 8 == 0) return special[(r >> 8) % special.size()];
     const Bits exp = bias + static_cast<Bits>(static_cast<int>((r >> 3) % 61) - 30);
-    const Bits frac = static_cast<Bits>(rng()) & ((Bits{1} << fraction_bits) - 1);
-    return static_cast<Bits>(((r >> 2) & 1) << (sizeof(Bits) * 8 - 1)) | (exp << fraction_bits) | frac;
+    const Bits frac = static_cast<Bits>(rng()) & fraction_mask;
+    return sign(r >> 2) | (exp << fraction_bits) | frac;
+  };
+  const auto draw_denormal = [&]() -> Bits {
+    const uint64_t r = rng();
+    return sign(r) | ((static_cast<Bits>(rng()) & fraction_mask) >> ((r >> 1) % fraction_bits));
+  };
+  const auto draw_any = [&]() -> Bits {
+    const uint64_t r = rng();
+    const Bits exp = static_cast<Bits>((r >> 1) % exp_max);
+    return sign(r) | (exp << fraction_bits) | (static_cast<Bits>(rng()) & fraction_mask);
   };
   std::vector<Bits> a(kPairs);
   std::vector<Bits> b(kPairs);
   for (int i = 0; i < kPairs; ++i) {
-    a[i] = draw();
-    b[i] = draw();
+    a[i] = denormal ? draw_denormal() : draw();
+    b[i] = denormal ? draw_any() : draw();
   }
   int failures = 0;
   std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
@@ -288,14 +306,32 @@ TEST(FpFastTest, RandomOperandsMatchSoftfloat) {
   const Binary<uint32_t> real_s[4] = {__real_helper_vfp_adds_aarch64, __real_helper_vfp_subs_aarch64,
                                       __real_helper_vfp_muls_aarch64, __real_helper_vfp_divs_aarch64};
   EXPECT_EQ((compare_random<uint32_t, float>(23, fast_s, real_s, __wrap_helper_vfp_sqrts_aarch64,
-                                             __real_helper_vfp_sqrts_aarch64)),
+                                             __real_helper_vfp_sqrts_aarch64, false)),
             0);
   const Binary<uint64_t> fast_d[4] = {__wrap_helper_vfp_addd_aarch64, __wrap_helper_vfp_subd_aarch64,
                                       __wrap_helper_vfp_muld_aarch64, __wrap_helper_vfp_divd_aarch64};
   const Binary<uint64_t> real_d[4] = {__real_helper_vfp_addd_aarch64, __real_helper_vfp_subd_aarch64,
                                       __real_helper_vfp_muld_aarch64, __real_helper_vfp_divd_aarch64};
   EXPECT_EQ((compare_random<uint64_t, double>(52, fast_d, real_d, __wrap_helper_vfp_sqrtd_aarch64,
-                                              __real_helper_vfp_sqrtd_aarch64)),
+                                              __real_helper_vfp_sqrtd_aarch64, false)),
+            0);
+}
+
+TEST(FpFastTest, DenormalOperandsMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const Binary<uint32_t> fast_s[4] = {__wrap_helper_vfp_adds_aarch64, __wrap_helper_vfp_subs_aarch64,
+                                      __wrap_helper_vfp_muls_aarch64, __wrap_helper_vfp_divs_aarch64};
+  const Binary<uint32_t> real_s[4] = {__real_helper_vfp_adds_aarch64, __real_helper_vfp_subs_aarch64,
+                                      __real_helper_vfp_muls_aarch64, __real_helper_vfp_divs_aarch64};
+  EXPECT_EQ((compare_random<uint32_t, float>(23, fast_s, real_s, __wrap_helper_vfp_sqrts_aarch64,
+                                             __real_helper_vfp_sqrts_aarch64, true)),
+            0);
+  const Binary<uint64_t> fast_d[4] = {__wrap_helper_vfp_addd_aarch64, __wrap_helper_vfp_subd_aarch64,
+                                      __wrap_helper_vfp_muld_aarch64, __wrap_helper_vfp_divd_aarch64};
+  const Binary<uint64_t> real_d[4] = {__real_helper_vfp_addd_aarch64, __real_helper_vfp_subd_aarch64,
+                                      __real_helper_vfp_muld_aarch64, __real_helper_vfp_divd_aarch64};
+  EXPECT_EQ((compare_random<uint64_t, double>(52, fast_d, real_d, __wrap_helper_vfp_sqrtd_aarch64,
+                                              __real_helper_vfp_sqrtd_aarch64, true)),
             0);
 }
 

@@ -225,6 +225,47 @@ void __wrap_tlb_set_page_aarch64(void* cpu, uint64_t vaddr, uint64_t paddr, int 
 // tb_gen_code's "undo tlb_set_dirty": nothing to undo.
 void __wrap_tlb_reset_dirty_by_vaddr_aarch64(void*, uint64_t, uint64_t) {}
 
+// LDSMAX and LDSMIN (A64; the only callers of these two in the arm translator) of 8, 16 and 32 bits. Arm
+// writes the old value to the register zero-extended (ZeroExtend(data, regsize)); Unicorn 2.1.1's
+// translator asks for a signed access (MO_SIGN, for the comparison) and TCG's atomic op hands the old value
+// back sign-extended to 64 bits, so a halfword 0x8000 came back as 0xffff8000 in the W register. The
+// wrappers zero-extend the result to the access's size after TCG's own code (qemu later fixed the same in
+// its translator). tests/guest/threads/atomics checks every width.
+void __real_tcg_gen_atomic_fetch_smax_i64_aarch64(void* s, uintptr_t ret, uintptr_t addr, uintptr_t val,
+                                                  uintptr_t idx, int memop);
+void __real_tcg_gen_atomic_fetch_smin_i64_aarch64(void* s, uintptr_t ret, uintptr_t addr, uintptr_t val,
+                                                  uintptr_t idx, int memop);
+void tcg_gen_andi_i64_aarch64(void* s, uintptr_t ret, uintptr_t arg, int64_t imm);
+
+}  // extern "C"
+
+namespace {
+
+constexpr int kMoSize = 3;  // MO_SIZE: log2 of the access's size
+constexpr int kMo64 = 3;
+
+void zero_extend_old_value(void* s, uintptr_t ret, int memop) {
+  const int size = memop & kMoSize;
+  if (size < kMo64)
+    tcg_gen_andi_i64_aarch64(s, ret, ret, static_cast<int64_t>((uint64_t{1} << (8 << size)) - 1));
+}
+
+}  // namespace
+
+extern "C" {
+
+void __wrap_tcg_gen_atomic_fetch_smax_i64_aarch64(void* s, uintptr_t ret, uintptr_t addr, uintptr_t val,
+                                                  uintptr_t idx, int memop) {
+  __real_tcg_gen_atomic_fetch_smax_i64_aarch64(s, ret, addr, val, idx, memop);
+  zero_extend_old_value(s, ret, memop);
+}
+
+void __wrap_tcg_gen_atomic_fetch_smin_i64_aarch64(void* s, uintptr_t ret, uintptr_t addr, uintptr_t val,
+                                                  uintptr_t idx, int memop) {
+  __real_tcg_gen_atomic_fetch_smin_i64_aarch64(s, ret, addr, val, idx, memop);
+  zero_extend_old_value(s, ret, memop);
+}
+
 }  // extern "C"
 
 #else

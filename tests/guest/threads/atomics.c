@@ -173,6 +173,71 @@ static inline void swpa_lock(uint32_t* lock) {
 static inline void stlr_unlock(uint32_t* lock) {
   __asm__ volatile("stlr wzr, %0" : "=Q"(*lock) : : "memory");
 }
+
+// The narrow and signed forms return the old value as Arm defines it: zero-extended into the W register
+// (LDSMAX and friends compare signed but also return the old value zero-extended), whatever path the
+// emulator takes for them; the memory gets the operation's result; a CAS whose comparison fails leaves
+// memory alone and returns what it found.
+static void narrow_forms(void) {
+  static volatile uint8_t b;
+  static volatile uint16_t h;
+  static volatile uint32_t w;
+  uint32_t old;
+  b = 0x80;
+  __asm__ volatile("ldsetalb %w1, %w0, %2" : "=&r"(old) : "r"(0x01u), "Q"(b) : "memory");
+  CHECK_EQ(old, 0x80u);
+  CHECK_EQ(b, 0x81);
+  __asm__ volatile("ldclralb %w1, %w0, %2" : "=&r"(old) : "r"(0x80u), "Q"(b) : "memory");
+  CHECK_EQ(old, 0x81u);
+  CHECK_EQ(b, 0x01);
+  __asm__ volatile("ldeoralb %w1, %w0, %2" : "=&r"(old) : "r"(0xffu), "Q"(b) : "memory");
+  CHECK_EQ(old, 0x01u);
+  CHECK_EQ(b, 0xfe);
+  __asm__ volatile("ldaddalb %w1, %w0, %2" : "=&r"(old) : "r"(0x03u), "Q"(b) : "memory");
+  CHECK_EQ(old, 0xfeu);
+  CHECK_EQ(b, 0x01);  // wraps at 8 bits
+  h = 0xfff0;
+  __asm__ volatile("ldaddalh %w1, %w0, %2" : "=&r"(old) : "r"(0x20u), "Q"(h) : "memory");
+  CHECK_EQ(old, 0xfff0u);
+  CHECK_EQ(h, 0x0010);
+  __asm__ volatile("ldsmaxalh %w1, %w0, %2" : "=&r"(old) : "r"(0x8000u), "Q"(h) : "memory");
+  CHECK_EQ(old, 0x0010u);  // 0x8000 is -32768: the maximum stays 0x10
+  CHECK_EQ(h, 0x0010);
+  __asm__ volatile("ldsminalh %w1, %w0, %2" : "=&r"(old) : "r"(0x8000u), "Q"(h) : "memory");
+  CHECK_EQ(old, 0x0010u);
+  CHECK_EQ(h, 0x8000);
+  __asm__ volatile("ldsmaxalh %w1, %w0, %2" : "=&r"(old) : "r"(0x0001u), "Q"(h) : "memory");
+  CHECK_EQ(old, 0x8000u);  // zero-extended, not 0xffff8000
+  CHECK_EQ(h, 0x0001);
+  uint32_t seen = 0x7f;
+  b = 0x90;
+  __asm__ volatile("casalb %w0, %w2, %1" : "+&r"(seen), "+Q"(b) : "r"(0x11u) : "memory");
+  CHECK_EQ(seen, 0x90u);  // the comparison failed: memory as it was
+  CHECK_EQ(b, 0x90);
+  seen = 0x90;
+  __asm__ volatile("casalb %w0, %w2, %1" : "+&r"(seen), "+Q"(b) : "r"(0x11u) : "memory");
+  CHECK_EQ(seen, 0x90u);
+  CHECK_EQ(b, 0x11);
+  seen = 0xffff;
+  h = 0xfffe;
+  __asm__ volatile("casalh %w0, %w2, %1" : "+&r"(seen), "+Q"(h) : "r"(0x1u) : "memory");
+  CHECK_EQ(seen, 0xfffeu);
+  CHECK_EQ(h, 0xfffe);
+  static volatile uint32_t sw;
+  uint64_t old64;
+  sw = 0x80000000u;
+  __asm__ volatile("ldsmaxal %w1, %w0, %2" : "=&r"(old64) : "r"(0x1u), "Q"(sw) : "memory");
+  CHECK_EQ(old64, 0x80000000u);  // the whole X register: zero above bit 31
+  CHECK_EQ(sw, 0x1u);
+  b = 0xff;
+  __asm__ volatile("ldsminalb %w1, %w0, %2" : "=&r"(old64) : "r"(0x7fu), "Q"(b) : "memory");
+  CHECK_EQ(old64, 0xffu);  // -1 is the minimum; the register holds it zero-extended
+  CHECK_EQ(b, 0xff);
+  w = 0xfffffff0u;
+  __asm__ volatile("ldumaxal %w1, %w0, %2" : "=&r"(old) : "r"(0x10u), "Q"(w) : "memory");
+  CHECK_EQ(old, 0xfffffff0u);
+  CHECK_EQ(w, 0xfffffff0u);
+}
 #endif  // __ARM_FEATURE_ATOMICS
 
 static _Atomic uint64_t c11_counter;
@@ -388,6 +453,7 @@ int main(void) {
   run(kSwpaLock, jobs);
   CHECK_EQ(swp_locked_counter, kTotal);  // SWPA as a lock: mutual exclusion
   CHECK_EQ(swp_lock_word, 0);
+  narrow_forms();
 #endif
 
   counter64 = 0;

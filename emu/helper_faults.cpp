@@ -19,6 +19,7 @@
 // a64run's own code runs inside a helper (HelperReturnSuspended). A fault in a64run's code is so never
 // taken for the guest's.
 #include "emu/direct_memory.h"
+#include "emu/vcpu.h"
 
 namespace emu {
 namespace {
@@ -90,48 +91,100 @@ A64RUN_STORE_HELPER(be_stq, uint64_t)
 // it directly. Each calls the same operation's _mmu form, which takes the return address into translated
 // code explicitly (the plain form takes its own, GETPC()): the wrapper's return address is that address.
 // (The exchanges are emu/parallel_atomics.cpp's.)
-#define A64RUN_RMW_HELPER(OP, SUFFIX, TYPE)                                                               \
+//
+// The direct path. On a vCPU whose loads and stores go straight to the window (Vcpu::running_direct_atomics:
+// not under A64RUN_SOFTMMU=1, nor while a debugger watches a page), an add, and, or, xor or compare-and-swap
+// at a naturally aligned guest address below the window's size is the host's own atomic instruction at
+// window base + address, as translated code's plain accesses are (docs/memory.md): the host pages carry the
+// guest's permissions, so where the guest may not write the host instruction faults, inside this wrapper,
+// with the thread marked, and the fault is the guest's at that address (Vcpu::take_host_fault). Bounded:
+// the address is below the window's size and aligned to the access's size, which divides the page size,
+// so the access lies inside the window. Everything else (a misaligned address, which the helper makes an
+// alignment fault; an address at or above the size, tagged or not; the signed and unsigned min and max,
+// whose helpers return a sign-extended old value) takes the helper. The helpers hand back the old value
+// zero-extended for these operations, and so does the direct path. Sequentially consistent host atomics
+// are at least as strong as any of the guest's orderings.
+}  // extern "C"
+
+namespace {
+
+template <typename Data>
+A64RUN_JUMPED_OVER inline Data* direct_atomic_address(uint64_t addr, bool direct = true) {
+  emu::DirectWindow w;
+  if (!direct || (addr & (sizeof(Data) - 1)) != 0 || !emu::Vcpu::running_direct_atomics(&w) || addr >= w.size)
+    return nullptr;
+  return reinterpret_cast<Data*>(w.base + addr);
+}
+
+}  // namespace
+
+extern "C" {
+
+#define A64RUN_RMW_HELPER(OP, SUFFIX, TYPE, DATA, DIRECT)                                                 \
   TYPE helper_atomic_##OP##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE val, uint32_t oi,          \
                                                 uintptr_t ra);                                            \
   A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_##OP##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val, \
                                                                       uint32_t oi) {                      \
     const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
     emu::set_helper_return(ra);                                                                           \
-    const TYPE old = helper_atomic_##OP##SUFFIX##_mmu_aarch64(env, addr, val, oi, ra);                    \
+    TYPE old;                                                                                             \
+    auto* const host = direct_atomic_address<DATA>(addr, DIRECT);                                         \
+    if (host != nullptr) {                                                                                \
+      old = A64RUN_RMW_##OP(host, static_cast<DATA>(val));                                                \
+    } else {                                                                                              \
+      old = helper_atomic_##OP##SUFFIX##_mmu_aarch64(env, addr, val, oi, ra);                             \
+    }                                                                                                     \
     emu::set_helper_return(0);                                                                            \
     return old;                                                                                           \
   }
-#define A64RUN_RMW_HELPERS(OP)          \
-  A64RUN_RMW_HELPER(OP, b, uint32_t)    \
-  A64RUN_RMW_HELPER(OP, w_le, uint32_t) \
-  A64RUN_RMW_HELPER(OP, l_le, uint32_t) \
-  A64RUN_RMW_HELPER(OP, q_le, uint64_t)
-A64RUN_RMW_HELPERS(fetch_add)
-A64RUN_RMW_HELPERS(fetch_and)
-A64RUN_RMW_HELPERS(fetch_or)
-A64RUN_RMW_HELPERS(fetch_xor)
-A64RUN_RMW_HELPERS(fetch_smin)
-A64RUN_RMW_HELPERS(fetch_smax)
-A64RUN_RMW_HELPERS(fetch_umin)
-A64RUN_RMW_HELPERS(fetch_umax)
+#define A64RUN_RMW_fetch_add(p, v) __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST)
+#define A64RUN_RMW_fetch_and(p, v) __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST)
+#define A64RUN_RMW_fetch_or(p, v) __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST)
+#define A64RUN_RMW_fetch_xor(p, v) __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST)
+#define A64RUN_RMW_fetch_smin(p, v) 0
+#define A64RUN_RMW_fetch_smax(p, v) 0
+#define A64RUN_RMW_fetch_umin(p, v) 0
+#define A64RUN_RMW_fetch_umax(p, v) 0
+#define A64RUN_RMW_HELPERS(OP, DIRECT)                    \
+  A64RUN_RMW_HELPER(OP, b, uint32_t, uint8_t, DIRECT)     \
+  A64RUN_RMW_HELPER(OP, w_le, uint32_t, uint16_t, DIRECT) \
+  A64RUN_RMW_HELPER(OP, l_le, uint32_t, uint32_t, DIRECT) \
+  A64RUN_RMW_HELPER(OP, q_le, uint64_t, uint64_t, DIRECT)
+A64RUN_RMW_HELPERS(fetch_add, true)
+A64RUN_RMW_HELPERS(fetch_and, true)
+A64RUN_RMW_HELPERS(fetch_or, true)
+A64RUN_RMW_HELPERS(fetch_xor, true)
+A64RUN_RMW_HELPERS(fetch_smin, false)
+A64RUN_RMW_HELPERS(fetch_smax, false)
+A64RUN_RMW_HELPERS(fetch_umin, false)
+A64RUN_RMW_HELPERS(fetch_umax, false)
 #undef A64RUN_RMW_HELPERS
 #undef A64RUN_RMW_HELPER
 
-#define A64RUN_CMPXCHG_HELPER(SUFFIX, TYPE)                                                        \
-  TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv, \
-                                                   uint32_t oi, uintptr_t ra);                     \
-  A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(                          \
-      void* env, uint64_t addr, TYPE cmpv, TYPE newv, uint32_t oi) {                               \
-    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                      \
-    emu::set_helper_return(ra);                                                                    \
-    const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, cmpv, newv, oi, ra);   \
-    emu::set_helper_return(0);                                                                     \
-    return old;                                                                                    \
+#define A64RUN_CMPXCHG_HELPER(SUFFIX, TYPE, DATA)                                                    \
+  TYPE helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(void* env, uint64_t addr, TYPE cmpv, TYPE newv,   \
+                                                   uint32_t oi, uintptr_t ra);                       \
+  A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(                            \
+      void* env, uint64_t addr, TYPE cmpv, TYPE newv, uint32_t oi) {                                 \
+    const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                        \
+    emu::set_helper_return(ra);                                                                      \
+    TYPE old;                                                                                        \
+    auto* const host = direct_atomic_address<DATA>(addr);                                            \
+    if (host != nullptr) {                                                                           \
+      auto expected = static_cast<DATA>(cmpv);                                                       \
+      __atomic_compare_exchange_n(host, &expected, static_cast<DATA>(newv), false, __ATOMIC_SEQ_CST, \
+                                  __ATOMIC_SEQ_CST);                                                 \
+      old = expected;                                                                                \
+    } else {                                                                                         \
+      old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, cmpv, newv, oi, ra);              \
+    }                                                                                                \
+    emu::set_helper_return(0);                                                                       \
+    return old;                                                                                      \
   }
-A64RUN_CMPXCHG_HELPER(b, uint32_t)
-A64RUN_CMPXCHG_HELPER(w_le, uint32_t)
-A64RUN_CMPXCHG_HELPER(l_le, uint32_t)
-A64RUN_CMPXCHG_HELPER(q_le, uint64_t)
+A64RUN_CMPXCHG_HELPER(b, uint32_t, uint8_t)
+A64RUN_CMPXCHG_HELPER(w_le, uint32_t, uint16_t)
+A64RUN_CMPXCHG_HELPER(l_le, uint32_t, uint32_t)
+A64RUN_CMPXCHG_HELPER(q_le, uint64_t, uint64_t)
 #undef A64RUN_CMPXCHG_HELPER
 
 // The CPU loop's exits (accel/tcg/cpu-exec-common.c), which jump out of whatever helper called them.

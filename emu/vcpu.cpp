@@ -397,6 +397,14 @@ bool Vcpu::running_direct_window(const void* tcg_ctx, DirectWindow* w) {
   return true;
 }
 
+bool Vcpu::running_direct_atomics(DirectWindow* w) {
+  const Vcpu* self = t_running;
+  if (self == nullptr || !self->direct_) return false;
+  w->base = self->as_.base();
+  w->size = self->as_.size();
+  return true;
+}
+
 void Vcpu::set_direct_memory(bool on) {
   on = on && direct_ok_;
   if (on == direct_) return;

@@ -137,6 +137,10 @@ class Vcpu {
   // For the translator's wrappers: the window the translation on this thread may access directly, when the
   // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx`.
   static bool running_direct_window(const void* tcg_ctx, DirectWindow* w);
+  // The window of the vCPU this thread runs, when its accesses go straight to it (not under
+  // A64RUN_SOFTMMU=1, nor while a page is watched): for the atomic helpers' direct path
+  // (emu/helper_faults.cpp).
+  static bool running_direct_atomics(DirectWindow* w);
   // From the host's SIGSEGV/SIGBUS handler (emu/host_fault.cpp): when the fault is a guest access in this
   // thread's translated code (its PC in the engine's code buffer, its address in the window or the guard
   // after it), records the guest fault and leaves the translated code (uc_emu_start returns the error, and

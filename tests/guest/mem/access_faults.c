@@ -1,5 +1,6 @@
 // Tests the signal every kind of load and store gets where it may not go: each size (1 to 16 bytes, signed
-// and unsigned, pairs and vector registers) at the last bytes of the highest page a program can map below
+// and unsigned, pairs and vector registers; the LSE atomics, compare-and-swaps and swaps, which never
+// straddle: aligned) at the last bytes of the highest page a program can map below
 // 2^40 (and straddling past it), just past it, at 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an
 // unmapped hole, a PROT_NONE page, a read-only page, a file's page past its end and a page a truncation cut
 // off after it was touched. Each must raise the signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR)
@@ -47,6 +48,19 @@ static void handler(int sig, siginfo_t* info, void* ucontext) {
         : "x9", "x10", "x11", "v0", "memory");                   \
   }
 
+// The same with `pre` run before x9 is set (a compare-and-swap's expected value).
+#define ACCESS_AFTER(name, pre, insn)                            \
+  extern const char name##_at[];                                 \
+  static void __attribute__((noinline)) name(volatile void* p) { \
+    __asm__ volatile(pre                                         \
+                     "\n"                                        \
+                     "mov x9, #0x5a5a\n"                         \
+                     ".globl " #name "_at\n" #name "_at:\n" insn \
+                     :                                           \
+                     : "r"(p)                                    \
+                     : "x9", "x10", "x11", "v0", "memory");      \
+  }
+
 ACCESS(ld8, "ldrb w10, [%0]")
 ACCESS(ld8s, "ldrsb x10, [%0]")
 ACCESS(ld16, "ldrh w10, [%0]")
@@ -65,6 +79,16 @@ ACCESS(st64, "str x9, [%0]")
 ACCESS(stq, "str q0, [%0]")
 ACCESS(stp, "stp x9, x9, [%0]")
 ACCESS(st1, "st1 {v0.16b}, [%0]")
+// The LSE atomics, compare-and-swaps and swaps read and write (a write fault where either may not go).
+__asm__(".arch_extension lse");
+ACCESS(ldsetb, "ldsetalb w9, w10, [%0]")
+ACCESS(ldaddh, "ldaddalh w9, w10, [%0]")
+ACCESS(ldeorw, "ldeoral w9, w10, [%0]")
+ACCESS(ldclrx, "ldclral x9, x10, [%0]")
+ACCESS(ldumaxx, "ldumaxal x9, x10, [%0]")
+ACCESS_AFTER(casb, "mov w10, #0", "casalb w10, w9, [%0]")
+ACCESS_AFTER(casx, "mov x10, #0", "casal x10, x9, [%0]")
+ACCESS(swpx, "swpal x9, x10, [%0]")
 
 struct Kind {
   const char* name;
@@ -72,15 +96,36 @@ struct Kind {
   const char* at;
   unsigned size;
   int write;
+  int atomic;  // an alignment fault, not a page fault, where it straddles two pages
 };
 
 static const struct Kind kKinds[] = {
-    {"ldrb", ld8, ld8_at, 1, 0},      {"ldrsb", ld8s, ld8s_at, 1, 0},       {"ldrh", ld16, ld16_at, 2, 0},
-    {"ldrsh", ld16s, ld16s_at, 2, 0}, {"ldr w", ld32, ld32_at, 4, 0},       {"ldrsw", ld32s, ld32s_at, 4, 0},
-    {"ldr x", ld64, ld64_at, 8, 0},   {"ldr xzr", ld64zr, ld64zr_at, 8, 0}, {"ldr q", ldq, ldq_at, 16, 0},
-    {"ldp x", ldp, ldp_at, 16, 0},    {"ld1 16b", ld1, ld1_at, 16, 0},      {"strb", st8, st8_at, 1, 1},
-    {"strh", st16, st16_at, 2, 1},    {"str w", st32, st32_at, 4, 1},       {"str x", st64, st64_at, 8, 1},
-    {"str q", stq, stq_at, 16, 1},    {"stp x", stp, stp_at, 16, 1},        {"st1 16b", st1, st1_at, 16, 1},
+    {"ldrb", ld8, ld8_at, 1, 0},
+    {"ldrsb", ld8s, ld8s_at, 1, 0},
+    {"ldrh", ld16, ld16_at, 2, 0},
+    {"ldrsh", ld16s, ld16s_at, 2, 0},
+    {"ldr w", ld32, ld32_at, 4, 0},
+    {"ldrsw", ld32s, ld32s_at, 4, 0},
+    {"ldr x", ld64, ld64_at, 8, 0},
+    {"ldr xzr", ld64zr, ld64zr_at, 8, 0},
+    {"ldr q", ldq, ldq_at, 16, 0},
+    {"ldp x", ldp, ldp_at, 16, 0},
+    {"ld1 16b", ld1, ld1_at, 16, 0},
+    {"strb", st8, st8_at, 1, 1},
+    {"strh", st16, st16_at, 2, 1},
+    {"str w", st32, st32_at, 4, 1},
+    {"str x", st64, st64_at, 8, 1},
+    {"str q", stq, stq_at, 16, 1},
+    {"stp x", stp, stp_at, 16, 1},
+    {"st1 16b", st1, st1_at, 16, 1},
+    {"ldsetalb", ldsetb, ldsetb_at, 1, 1, 1},
+    {"ldaddalh", ldaddh, ldaddh_at, 2, 1, 1},
+    {"ldeoral w", ldeorw, ldeorw_at, 4, 1, 1},
+    {"ldclral x", ldclrx, ldclrx_at, 8, 1, 1},
+    {"ldumaxal x", ldumaxx, ldumaxx_at, 8, 1, 1},
+    {"casalb", casb, casb_at, 1, 1, 1},
+    {"casal x", casx, casx_at, 8, 1, 1},
+    {"swpal x", swpx, swpx_at, 8, 1, 1},
 };
 #define kNumKinds (sizeof kKinds / sizeof kKinds[0])
 
@@ -156,7 +201,7 @@ int main(void) {
   for (size_t i = 0; i < kNumKinds; i++) {
     const struct Kind* k = &kKinds[i];
     expect_no_fault("at the top page's last bytes", k, end - k->size);
-    if (k->size > 1)
+    if (k->size > 1 && !k->atomic)
       expect_fault("straddling the top page's end", k, end - k->size / 2, SIGSEGV, SEGV_MAPERR, end);
     expect_fault("just past the top page", k, end, SIGSEGV, SEGV_MAPERR, end);
     expect_fault("8 bytes past the top page", k, end + 8, SIGSEGV, SEGV_MAPERR, end + 8);
@@ -192,7 +237,7 @@ int main(void) {
     // From a writable page into the PROT_NONE one after it: the fault names the first byte it may not touch.
     const uintptr_t cross = (uintptr_t)p + kPage - k->size / 2;
     qemu_bug_straddle = 1;
-    if (k->size > 1)
+    if (k->size > 1 && !k->atomic)
       expect_fault("straddling into a PROT_NONE page", k, cross, SIGSEGV, SEGV_ACCERR, (uintptr_t)p + kPage);
     qemu_bug_straddle = 0;
   }

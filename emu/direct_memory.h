@@ -51,17 +51,29 @@ bool in_code_buffer(uc_engine* uc, uintptr_t pc);
 // (emu/helper_faults.cpp has the invariant). A host fault inside the helper, at a guest address, is the
 // guest's access that the helper was making for that code.
 uintptr_t helper_return();
-void set_helper_return(uintptr_t ra);
+void set_helper_return(uintptr_t ra);  // 0 also ends the atomic mark below
+// The same for an atomic read-modify-write helper: a host fault inside it is then a write, whatever the host
+// reports (a fetch-or's first host access is a plain load), as the softmmu path probes every atomic for
+// writing. helper_atomic() says whether the helper this thread runs inside is one.
+void set_atomic_helper_return(uintptr_t ra);
+bool helper_atomic();
 // While a64run's own code runs inside a helper (the TLB fill hook), its faults are a64run's.
 class HelperReturnSuspended {
  public:
-  HelperReturnSuspended() : saved_(helper_return()) { set_helper_return(0); }
-  ~HelperReturnSuspended() { set_helper_return(saved_); }
+  HelperReturnSuspended() : saved_(helper_return()), atomic_(helper_atomic()) { set_helper_return(0); }
+  ~HelperReturnSuspended() {
+    if (atomic_) {
+      set_atomic_helper_return(saved_);
+    } else {
+      set_helper_return(saved_);
+    }
+  }
   HelperReturnSuspended(const HelperReturnSuspended&) = delete;
   HelperReturnSuspended& operator=(const HelperReturnSuspended&) = delete;
 
  private:
   uintptr_t saved_;
+  bool atomic_;
 };
 // A host fault inside a helper called from translated code of `uc` at return address `ra`
 // (helper_return()): as leave_faulting_code, with the guest state restored for that return address.

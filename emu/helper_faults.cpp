@@ -25,6 +25,7 @@ namespace emu {
 namespace {
 
 thread_local uintptr_t t_helper_return = 0;
+thread_local bool t_helper_atomic = false;  // meaningful while t_helper_return is nonzero
 
 }  // namespace
 
@@ -34,6 +35,16 @@ __attribute__((no_sanitize("thread", "address"))) uintptr_t helper_return() {
 
 __attribute__((no_sanitize("thread", "address"))) void set_helper_return(uintptr_t ra) {
   t_helper_return = ra;
+  if (ra == 0) t_helper_atomic = false;
+}
+
+__attribute__((no_sanitize("thread", "address"))) void set_atomic_helper_return(uintptr_t ra) {
+  t_helper_return = ra;
+  t_helper_atomic = true;
+}
+
+__attribute__((no_sanitize("thread", "address"))) bool helper_atomic() {
+  return t_helper_atomic && t_helper_return != 0;
 }
 
 }  // namespace emu
@@ -126,7 +137,7 @@ extern "C" {
   A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_##OP##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val, \
                                                                       uint32_t oi) {                      \
     const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
-    emu::set_helper_return(ra);                                                                           \
+    emu::set_atomic_helper_return(ra);                                                                    \
     TYPE old;                                                                                             \
     auto* const host = direct_atomic_address<DATA>(addr, DIRECT);                                         \
     if (host != nullptr) {                                                                                \
@@ -167,7 +178,7 @@ A64RUN_RMW_HELPERS(fetch_umax, false)
   A64RUN_JUMPED_OVER TYPE __wrap_helper_atomic_cmpxchg##SUFFIX##_aarch64(                            \
       void* env, uint64_t addr, TYPE cmpv, TYPE newv, uint32_t oi) {                                 \
     const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                        \
-    emu::set_helper_return(ra);                                                                      \
+    emu::set_atomic_helper_return(ra);                                                               \
     TYPE old;                                                                                        \
     auto* const host = direct_atomic_address<DATA>(addr);                                            \
     if (host != nullptr) {                                                                           \

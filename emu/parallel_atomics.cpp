@@ -99,7 +99,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   extern "C" TYPE __wrap_helper_atomic_xchg##SUFFIX##_aarch64(void* env, uint64_t addr, TYPE val,         \
                                                               uint32_t oi) {                              \
     const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));                             \
-    emu::set_helper_return(ra);                                                                           \
+    emu::set_atomic_helper_return(ra);                                                                    \
     TYPE seen = 0;                                                                                        \
     while (true) {                                                                                        \
       const TYPE old = helper_atomic_cmpxchg##SUFFIX##_mmu_aarch64(env, addr, seen, val, oi, ra);         \

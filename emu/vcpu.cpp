@@ -435,7 +435,9 @@ __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int
   self->fault_ = StopInfo{};
   self->fault_.kind = StopKind::kFault;
   self->fault_.fault_addr = host - base;
-  self->fault_.access = (ctx.uc_mcontext.gregs[REG_ERR] & kPfWrite) ? PROT_WRITE : PROT_READ;
+  // Inside an atomic helper the access is a write, whichever host access faulted (helper_atomic).
+  self->fault_.access =
+      ((ctx.uc_mcontext.gregs[REG_ERR] & kPfWrite) || (!in_code && helper_atomic())) ? PROT_WRITE : PROT_READ;
   self->fault_.host_signal = sig;
   if (in_code) leave_faulting_code(self->uc_, pc, &ctx.uc_sigmask);
   leave_faulting_helper(self->uc_, helper_ra, &ctx.uc_sigmask);

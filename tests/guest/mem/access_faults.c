@@ -7,6 +7,7 @@
 // with the exact si_addr, at the access's pc, with the registers the instructions before it wrote; and
 // accesses that may go must not fault.
 #define _GNU_SOURCE
+#include <asm/sigcontext.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -24,6 +25,8 @@ static sigjmp_buf jump_back;
 static volatile int fault_count;
 static siginfo_t last_info;
 static uint64_t last_pc, last_x9;
+static int last_esr_found;
+static uint64_t last_esr;
 
 static void handler(int sig, siginfo_t* info, void* ucontext) {
   (void)sig;
@@ -32,6 +35,16 @@ static void handler(int sig, siginfo_t* info, void* ucontext) {
   last_info = *info;
   last_pc = uc->uc_mcontext.pc;
   last_x9 = uc->uc_mcontext.regs[9];
+  // The fault's ESR record (Linux puts one in every data abort's frame).
+  last_esr_found = 0;
+  for (const struct _aarch64_ctx* c = (const void*)uc->uc_mcontext.__reserved; c->magic != 0;
+       c = (const void*)((const char*)c + c->size)) {
+    if (c->magic == ESR_MAGIC) {
+      last_esr_found = 1;
+      last_esr = ((const struct esr_context*)c)->esr;
+      break;
+    }
+  }
   siglongjmp(jump_back, 1);
 }
 
@@ -157,6 +170,9 @@ static void expect_fault(const char* where, const struct Kind* k, uintptr_t addr
       CHECK_EQ((uintptr_t)last_info.si_addr, want_addr);
     CHECK_EQ(last_pc, (uintptr_t)k->at);
     CHECK_EQ(last_x9, 0x5a5a);
+    // ESR's WnR: a write for every store and every atomic, whichever part of it may not go. (qemu-aarch64
+    // 7.2 writes no ESR record into the frame: a known bug, skipped on the reference.)
+    if (!on_reference_qemu() && CHECK(last_esr_found)) CHECK_EQ((last_esr >> 6) & 1, (uint64_t)k->write);
   }
   if (check_failures != before)
     fprintf(stderr, "  for: %s %s at %#lx\n", k->name, where, (unsigned long)addr);

@@ -25,7 +25,7 @@ namespace emu {
 namespace {
 
 thread_local uintptr_t t_helper_return = 0;
-thread_local bool t_helper_atomic = false;  // meaningful while t_helper_return is nonzero
+thread_local bool t_helper_atomic = false;  // only while t_helper_return is nonzero: clearing that clears it
 
 }  // namespace
 
@@ -44,7 +44,7 @@ __attribute__((no_sanitize("thread", "address"))) void set_atomic_helper_return(
 }
 
 __attribute__((no_sanitize("thread", "address"))) bool helper_atomic() {
-  return t_helper_atomic && t_helper_return != 0;
+  return t_helper_atomic;
 }
 
 }  // namespace emu

@@ -390,11 +390,7 @@ bool Vcpu::running_stops_by_kick(const void* uc) {
 }
 
 bool Vcpu::running_direct_window(const void* tcg_ctx, DirectWindow* w) {
-  const Vcpu* self = t_running;
-  if (self == nullptr || !self->direct_ || engine_tcg_context(self->uc_) != tcg_ctx) return false;
-  w->base = self->as_.base();
-  w->size = self->as_.size();
-  return true;
+  return running_direct_atomics(w) && engine_tcg_context(t_running->uc_) == tcg_ctx;
 }
 
 bool Vcpu::running_direct_atomics(DirectWindow* w) {

@@ -135,7 +135,8 @@ class Vcpu {
   bool direct_memory() const { return direct_; }
   void set_direct_memory(bool on);
   // For the translator's wrappers: the window the translation on this thread may access directly, when the
-  // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx`.
+  // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx` (*w is set either way when
+  // the vCPU has direct access).
   static bool running_direct_window(const void* tcg_ctx, DirectWindow* w);
   // The window of the vCPU this thread runs, when its accesses go straight to it (not under
   // A64RUN_SOFTMMU=1, nor while a page is watched): for the atomic helpers' direct path

@@ -1,13 +1,12 @@
 // Tests the signal every kind of load and store gets where it may not go: each size (1 to 16 bytes, signed
 // and unsigned, pairs and vector registers; the LSE atomics, compare-and-swaps and swaps, which never
-// straddle: aligned) at the last bytes of the highest page a program can map below
-// 2^40 (and straddling past it), just past it, at 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an
-// unmapped hole, a PROT_NONE page, a read-only page, a file's page past its end and a page a truncation cut
-// off after it was touched. Each must raise the signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR)
-// with the exact si_addr, at the access's pc, with the registers the instructions before it wrote; and
-// accesses that may go must not fault.
+// straddle: aligned) at the last bytes of the highest page a program can map below 2^40 (and straddling past
+// it), just past it, at 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an unmapped hole, a PROT_NONE
+// page, a read-only page, a file's page past its end and a page a truncation cut off after it was touched.
+// Each must raise the signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR) with the exact si_addr, at
+// the access's pc, with the registers the instructions before it wrote; and accesses that may go must not
+// fault.
 #define _GNU_SOURCE
-#include <asm/sigcontext.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sigframe_util.h"
 
 #define kPage 4096UL
 
@@ -35,33 +35,12 @@ static void handler(int sig, siginfo_t* info, void* ucontext) {
   last_info = *info;
   last_pc = uc->uc_mcontext.pc;
   last_x9 = uc->uc_mcontext.regs[9];
-  // The fault's ESR record (Linux puts one in every data abort's frame).
-  last_esr_found = 0;
-  for (const struct _aarch64_ctx* c = (const void*)uc->uc_mcontext.__reserved; c->magic != 0;
-       c = (const void*)((const char*)c + c->size)) {
-    if (c->magic == ESR_MAGIC) {
-      last_esr_found = 1;
-      last_esr = ((const struct esr_context*)c)->esr;
-      break;
-    }
-  }
+  last_esr_found = find_esr(&uc->uc_mcontext, &last_esr);  // Linux puts one in every data abort's frame
   siglongjmp(jump_back, 1);
 }
 
-// One access each, at the address p; x9 is set just before it (the handler must see it) and the pc of
-// the access is the global label.
-#define ACCESS(name, insn)                                       \
-  extern const char name##_at[];                                 \
-  static void __attribute__((noinline)) name(volatile void* p) { \
-    __asm__ volatile(                                            \
-        "mov x9, #0x5a5a\n"                                      \
-        ".globl " #name "_at\n" #name "_at:\n" insn              \
-        :                                                        \
-        : "r"(p)                                                 \
-        : "x9", "x10", "x11", "v0", "memory");                   \
-  }
-
-// The same with `pre` run before x9 is set (a compare-and-swap's expected value).
+// One access each, at the address p; x9 is set just before it (the handler must see it), after `pre` (a
+// compare-and-swap's expected value), and the pc of the access is the global label.
 #define ACCESS_AFTER(name, pre, insn)                            \
   extern const char name##_at[];                                 \
   static void __attribute__((noinline)) name(volatile void* p) { \
@@ -73,6 +52,7 @@ static void handler(int sig, siginfo_t* info, void* ucontext) {
                      : "r"(p)                                    \
                      : "x9", "x10", "x11", "v0", "memory");      \
   }
+#define ACCESS(name, insn) ACCESS_AFTER(name, "", insn)
 
 ACCESS(ld8, "ldrb w10, [%0]")
 ACCESS(ld8s, "ldrsb x10, [%0]")

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sigframe_util.h"
 
 #define kPage 4096L
-#define ESR_MAGIC 0x45535201
 
 static sigjmp_buf jump_back;
 static volatile sig_atomic_t fault_count;
@@ -23,25 +23,6 @@ static uint64_t last_pc, last_fault_address, last_esr;
 static int last_has_esr;
 // When set, the handler makes this page readable and returns instead of jumping back.
 static void* volatile fix_page;
-
-// Finds the esr_context record in the signal frame's __reserved area
-// (arch/arm64/include/uapi/asm/sigcontext.h).
-static int find_esr(const mcontext_t* mc, uint64_t* esr) {
-  const unsigned char* p = (const unsigned char*)mc->__reserved;
-  const unsigned char* end = p + sizeof(mc->__reserved);
-  while (p + 8 <= end) {
-    uint32_t magic, size;
-    memcpy(&magic, p, 4);
-    memcpy(&size, p + 4, 4);
-    if (magic == 0 || size < 8) return 0;
-    if (magic == ESR_MAGIC) {
-      memcpy(esr, p + 8, 8);
-      return 1;
-    }
-    p += size;
-  }
-  return 0;
-}
 
 static void handler(int sig, siginfo_t* info, void* ucontext) {
   (void)sig;

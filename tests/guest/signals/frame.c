@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "sigframe_util.h"
 
 #define FPSIMD_SIZE 528u
 #define RT_SIGFRAME_SIZE 4688  // siginfo (128) + ucontext (4560): arch/arm64/kernel/signal.c
@@ -148,20 +149,6 @@ static ucontext_t seen_uc;
 static uint64_t seen_record[2];
 static uint64_t seen_info_addr, seen_uc_addr, seen_return_insns[2];
 static sigset_t seen_mask_in_handler;
-
-static const unsigned char* find_record(const mcontext_t* mc, uint32_t magic) {
-  const unsigned char* p = (const unsigned char*)mc->__reserved;
-  const unsigned char* end = p + sizeof(mc->__reserved);
-  while (p + 8 <= end) {
-    uint32_t m, size;
-    memcpy(&m, p, 4);
-    memcpy(&size, p + 4, 4);
-    if (m == magic) return p;
-    if (m == 0 || size < 8) return NULL;
-    p += size;
-  }
-  return NULL;
-}
 
 static void layout_handler(int sig, siginfo_t* info, void* ucv) {
   (void)sig;

@@ -409,6 +409,12 @@ bool host_signals_in_flight() {
   return pending != 0 || in.busy.load(std::memory_order_seq_cst) != 0;
 }
 
+void settle_host_signals(emu::Task& t) {
+  if (!host_signals_in_flight()) return;
+  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
+  sync_host_signals();
+}
+
 // Runs in the wake signal's handler, which ThreadSanitizer does not know of (safe_syscall.cpp): nothing in it
 // is instrumented.
 __attribute__((no_sanitize("thread"))) void forward_to_intake(const siginfo_t& si) {

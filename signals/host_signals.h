@@ -13,7 +13,8 @@
 
 namespace emu {
 class Process;
-}
+class Task;
+}  // namespace emu
 
 namespace signals {
 
@@ -75,6 +76,11 @@ void sync_host_signals();
 // when true, so that a signal sent before that work is handled before the guest sees the call's result, as
 // on Linux (the kill makes the signal pending before the sender goes on). One rt_sigpending.
 bool host_signals_in_flight();
+
+// For a system call whose answer depends on host signals generated so far (sigpending, a zero-timeout
+// sigtimedwait, a timer's re-arm or deletion, which drop its queued expiry): when host_signals_in_flight,
+// sync_host_signals with t's run lock released (the intake thread may need it).
+void settle_host_signals(emu::Task& t);
 
 // From a signal handler: passes a host signal that a thread other than the intake thread took (the safe
 // calls' wake signal, which guest threads leave unblocked, sent by another process) to the intake thread,

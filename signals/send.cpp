@@ -170,7 +170,7 @@ int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Tas
 }
 
 int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
-                          const guest::siginfo& info) {
+                          const guest::siginfo& info, bool stale) {
   if (info.si_signo == guest::kSIGKILL) die_with_signal(info.si_signo);
   ProcessSignals& ps = proc.signals();
   std::lock_guard lk(ps.sig_lock);
@@ -180,6 +180,7 @@ int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uin
   // instead of queueing again; a queued signal of an earlier arming (dropped at dequeue) becomes this
   // arming's, in its place.
   if (PendingSignal* p = (target ? target->sig().pending : ps.shared).find_timer(timer)) {
+    if (stale) return 0;
     const int64_t o = p->timer_seq != seq
                           ? int64_t{info.fields.timer.overrun}
                           : int64_t{p->info.fields.timer.overrun} + 1 + info.fields.timer.overrun;

@@ -37,8 +37,9 @@ int64_t send_to_thread_id(emu::Process& proc, int tid, const guest::siginfo& inf
 // the process's own pid names the main thread).
 int64_t send_to_process(emu::Process& proc, const guest::siginfo& info, emu::Task* first = nullptr);
 // A POSIX timer's expiry, to thread target_tid (0: the process); merges into the timer's queued signal.
+// `stale`: an earlier arming's expiry (seq is not the timer's), queued only when the timer has none queued.
 int64_t send_timer_signal(emu::Process& proc, int target_tid, int32_t timer, uint32_t seq,
-                          const guest::siginfo& info);
+                          const guest::siginfo& info, bool stale);
 guest::siginfo user_siginfo(int sig, int code);  // si_pid/si_uid of this process
 // The calling thread's real uid (cached); its set*uid calls forget the cache.
 uint32_t caller_uid();

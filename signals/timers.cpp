@@ -54,6 +54,27 @@ int64_t check_sigevent(emu::Task& t, const guest::sigevent& ev, int* target_tid)
   }
 }
 
+// A host timer on clockid whose expiries (when signalling) carry id and a new tag; its host id (and *tag) or
+// a negative errno.
+int make_host_timer(TimerTable& tab, int id, int clockid, bool signalling, uint32_t* tag) {
+  const uint32_t next = tab.next_tag + 1;
+  ::sigevent hev{};
+  if (!signalling) {
+    hev.sigev_notify = SIGEV_NONE;
+  } else {
+    // Process-directed: blocked in every thread, it waits in the process's queue for whichever intake thread
+    // runs (stop_host_signal_intake may end one and start the next while the timer runs).
+    hev.sigev_notify = SIGEV_SIGNAL;
+    hev.sigev_signo = timer_host_signal();
+    hev.sigev_value.sival_ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(id) | uint64_t{next} << 32);
+  }
+  int host_id = -1;
+  if (::syscall(SYS_timer_create, clockid, &hev, &host_id) != 0) return -errno;
+  tab.next_tag = next;
+  *tag = next;
+  return host_id;
+}
+
 }  // namespace
 
 int timer_host_signal() {
@@ -73,21 +94,13 @@ int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
   std::lock_guard lk(*tab.mu);
   const int id = alloc_locked(tab);
   Timer& tm = tab.timers[id];
-  ::sigevent hev{};
-  if (e.sigev_notify == guest::kSIGEV_NONE) {
-    hev.sigev_notify = SIGEV_NONE;
-  } else {
-    // Process-directed: blocked in every thread, it waits in the process's queue for whichever intake thread
-    // runs (stop_host_signal_intake may end one and start the next while the timer runs).
-    hev.sigev_notify = SIGEV_SIGNAL;
-    hev.sigev_signo = timer_host_signal();
-    hev.sigev_value.sival_ptr =
-        reinterpret_cast<void*>(static_cast<uintptr_t>(id) | uint64_t{tm.generation + 1} << 32);
-  }
-  int host_id = -1;
-  if (::syscall(SYS_timer_create, clockid, &hev, &host_id) != 0) return -errno;
-  ++tm.generation;
+  uint32_t tag = 0;
+  const int host_id = make_host_timer(tab, id, clockid, e.sigev_notify != guest::kSIGEV_NONE, &tag);
+  if (host_id < 0) return host_id;
   tm.used = true;
+  tm.clockid = clockid;
+  tm.first_tag = tag;
+  tm.tag = tag;
   tm.host_id = host_id;
   tm.notify = e.sigev_notify;
   tm.signo = e.sigev_signo;
@@ -104,6 +117,29 @@ int64_t timer_settime(int id, int flags, const guest::itimerspec& value, guest::
   if (tm == nullptr) return -EINVAL;
   const ::itimerspec h = guest::to_host(value);
   ::itimerspec hold{};
+  if (tm->notify != guest::kSIGEV_NONE) {
+    // The new arming is a new host timer with a new tag (the invariant in timers.h); the old one's value is
+    // what it had left when disarmed.
+    uint32_t tag = 0;
+    const int host_id = make_host_timer(tab, id, tm->clockid, true, &tag);
+    if (host_id >= 0) {
+      if (::syscall(SYS_timer_settime, host_id, flags, &h, nullptr) != 0) {
+        const int err = errno;
+        ::syscall(SYS_timer_delete, host_id);
+        return -err;
+      }
+      const ::itimerspec disarm{};
+      ::syscall(SYS_timer_settime, tm->host_id, 0, &disarm, &hold);
+      ::syscall(SYS_timer_delete, tm->host_id);
+      tm->host_id = host_id;
+      tm->tag = tag;
+      ++tm->seq;
+      if (old != nullptr) *old = guest::to_guest(hold);
+      return 0;
+    }
+    // No host timer to spare (RLIMIT_SIGPENDING counts each): the old one is re-armed, and an expiry the
+    // intake thread takes from here until the lock is released is queued as the new arming's.
+  }
   if (::syscall(SYS_timer_settime, tm->host_id, flags, &h, &hold) != 0) return -errno;
   ++tm->seq;
   if (old != nullptr) *old = guest::to_guest(hold);
@@ -145,20 +181,25 @@ void timer_expired(emu::Process& proc, uint64_t value, int host_overrun) {
   guest::siginfo si{};
   int target_tid = 0;
   uint32_t seq = 0;
+  bool stale = false;
   {
     std::lock_guard lk(*proc.timers.mu);
     const Timer* tm = find_locked(proc.timers, id);
-    if (tm == nullptr || tm->generation != value >> 32 || tm->notify == guest::kSIGEV_NONE) return;
+    if (tm == nullptr || tm->notify == guest::kSIGEV_NONE) return;
+    // Tags are handed out in order (wrapping): one before first_tag is an earlier timer's of this id.
+    const auto tag = static_cast<uint32_t>(value >> 32);
+    if (static_cast<int32_t>(tag - tm->first_tag) < 0 || static_cast<int32_t>(tm->tag - tag) < 0) return;
     si.si_signo = tm->signo;
     si.si_code = guest::kSI_TIMER;
     si.fields.timer.tid = id;
     si.fields.timer.overrun = host_overrun;
     si.fields.timer.sigval = tm->value;
     if (tm->notify == guest::kSIGEV_THREAD_ID) target_tid = tm->target_tid;
-    seq = tm->seq;
+    stale = tag != tm->tag;
+    seq = stale ? tm->seq - 1 : tm->seq;  // an earlier arming's: dropped when dequeued
   }
   // A SIGEV_THREAD_ID target that has exited drops the expiry, as Linux does.
-  (void)send_timer_signal(proc, target_tid, id, seq, si);
+  (void)send_timer_signal(proc, target_tid, id, seq, si, stale);
 }
 
 bool note_timer_dequeued(int32_t id, uint32_t seq, int32_t overrun) {

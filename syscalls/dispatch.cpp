@@ -151,8 +151,9 @@ void format_cstr(std::string& out, Task& t, uint64_t v) {
 namespace {
 
 // The calls that return what another process may have made after it sent a signal without releasing the run
-// lock (a read that finds data at once, a stat of a file): the way back to guest code settles host signals
-// after them (signals/host_signals.h, host_signals_in_flight), as after every call that waited.
+// lock (a read that finds data at once, a stat of a file), or what a host timer did: the way back to guest
+// code settles host signals after them (signals/host_signals.h, host_signals_in_flight), as after every call
+// that waited.
 bool reads_others_work(int nr) {
   switch (nr) {
     case 17:   // getcwd
@@ -169,6 +170,9 @@ bool reads_others_work(int nr) {
     case 78:   // readlinkat
     case 79:   // newfstatat
     case 80:   // fstat
+    case 102:  // getitimer: an interval timer seen expired (or disarmed by setitimer) has its signal queued
+    case 103:  // setitimer
+    case 108:  // timer_gettime
     case 207:  // recvfrom
     case 212:  // recvmsg
     case 243:  // recvmmsg

@@ -102,6 +102,7 @@ SysResult sys_rt_sigprocmask(Task& t, int how, GuestPtr<const uint64_t> set, Gue
 
 SysResult sys_rt_sigpending(Task& t, GuestPtr<uint64_t> set, uint64_t sigsetsize) {
   if (sigsetsize > guest::kSigsetSize) return -EINVAL;
+  signals::settle_host_signals(t);  // a host signal generated before the call is pending in it, as on Linux
   ProcessSignals& ps = t.proc().signals();
   uint64_t pending;
   {
@@ -144,6 +145,9 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
     if (emu::copy_in(t.as(), &ts, timeout, sizeof ts) != 0) return -EFAULT;
     if (ts.sec < 0 || ts.nsec < 0 || ts.nsec >= 1'000'000'000) return -EINVAL;
     deadline = signals::add(signals::now(CLOCK_MONOTONIC), {ts.sec, ts.nsec});
+    // A poll (zero timeout) takes a host signal generated before the call, as on Linux; a wait takes it
+    // when the intake thread has queued it.
+    if (ts.sec == 0 && ts.nsec == 0) signals::settle_host_signals(t);
   }
   ProcessSignals& ps = t.proc().signals();
   signals::PendingSignal got;

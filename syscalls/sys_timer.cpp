@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "emu/task.h"
+#include "signals/host_signals.h"
 #include "signals/signalfd.h"
 #include "signals/timers.h"
 #include "syscalls/abi/errno.h"
@@ -59,6 +60,7 @@ SysResult sys_timer_settime(Task& t, int id, int flags, GuestPtr<const guest::it
   guest::itimerspec g{};
   if (value.read(t.as(), &g) != 0) return -EFAULT;
   guest::itimerspec prev{};
+  signals::settle_host_signals(t);  // signals/timers.h
   if (const int64_t r = signals::timer_settime(id, flags, g, old.null() ? nullptr : &prev); r != 0) return r;
   if (!old.null() && old.write(t.as(), prev) != 0) return -EFAULT;
   return 0;
@@ -75,7 +77,8 @@ SysResult sys_timer_getoverrun(Task&, int id) {
   return signals::timer_getoverrun(id);
 }
 
-SysResult sys_timer_delete(Task&, int id) {
+SysResult sys_timer_delete(Task& t, int id) {
+  signals::settle_host_signals(t);  // signals/timers.h
   return signals::timer_delete(id);
 }
 

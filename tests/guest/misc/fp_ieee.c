@@ -153,7 +153,58 @@ static const struct case_d kDouble[] = {
     {fadd_d, 1, 1, kRN, kIXC, 2, kIXC, __LINE__},
 };
 
+// Every general register and NZCV keep their values across floating-point instructions (helper calls in
+// translated code), and FCMP sets NZCV: one block loads x0-x17 and x19-x27 from in[] (x28 is left to the
+// compiler for the buffers' address), runs FP arithmetic, fused multiply-add, conversions and min/max on
+// both sizes, stores the registers to out[], and reads NZCV before and after FCMP.
+static void test_registers_across_fp(void) {
+  uint64_t in[27], out[27], nzcv[2];
+  for (int i = 0; i < 27; i++) in[i] = 0x0123456789abcdefull * (uint64_t)(i + 1) ^ (uint64_t)i << 56;
+  in[5] = 12345;  // SCVTF's operand
+  uint64_t buf[3] = {(uint64_t)in, (uint64_t)out, (uint64_t)nzcv};
+  __asm__ volatile(
+      "stp x29, %[buf], [sp, #-16]!\n\t"
+      "ldr x29, [%[buf]]\n\t"
+      "ldp x0, x1, [x29]\n\tldp x2, x3, [x29, #16]\n\tldp x4, x5, [x29, #32]\n\t"
+      "ldp x6, x7, [x29, #48]\n\tldp x8, x9, [x29, #64]\n\tldp x10, x11, [x29, #80]\n\t"
+      "ldp x12, x13, [x29, #96]\n\tldp x14, x15, [x29, #112]\n\tldp x16, x17, [x29, #128]\n\t"
+      "ldp x19, x20, [x29, #144]\n\tldp x21, x22, [x29, #160]\n\tldp x23, x24, [x29, #176]\n\t"
+      "ldp x25, x26, [x29, #192]\n\tldr x27, [x29, #208]\n\t"
+      "msr nzcv, x1\n\t"
+      "fmov d0, #1.5\n\tfmov d1, #-2.25\n\tfmov d2, #3.0\n\t"
+      "fadd d3, d0, d1\n\tfmul d4, d3, d2\n\tfdiv d5, d4, d0\n\tfsub d6, d5, d2\n\tfsqrt d7, d2\n\t"
+      "fmadd d3, d0, d1, d2\n\tfmax d4, d0, d1\n\tfminnm d5, d0, d1\n\tscvtf d6, x5\n\t"
+      "fcvt s7, d7\n\tfadd s16, s7, s7\n\tfmul s17, s16, s7\n\tfdiv s18, s17, s16\n\t"
+      "fmadd s19, s16, s17, s18\n\tfcvt d20, s19\n\tucvtf s21, w5\n\tfrintx d22, d5\n\t"
+      "mrs x29, nzcv\n\t"
+      "ldr x30, [sp, #8]\n\t"
+      "ldr x30, [x30, #16]\n\t"
+      "str x29, [x30]\n\t"
+      "fcmp d0, d1\n\t"  // 1.5 > -2.25: NZCV 0010
+      "mrs x29, nzcv\n\t"
+      "str x29, [x30, #8]\n\t"
+      "ldr x30, [sp, #8]\n\t"
+      "ldr x30, [x30, #8]\n\t"
+      "stp x0, x1, [x30]\n\tstp x2, x3, [x30, #16]\n\tstp x4, x5, [x30, #32]\n\t"
+      "stp x6, x7, [x30, #48]\n\tstp x8, x9, [x30, #64]\n\tstp x10, x11, [x30, #80]\n\t"
+      "stp x12, x13, [x30, #96]\n\tstp x14, x15, [x30, #112]\n\tstp x16, x17, [x30, #128]\n\t"
+      "stp x19, x20, [x30, #144]\n\tstp x21, x22, [x30, #160]\n\tstp x23, x24, [x30, #176]\n\t"
+      "stp x25, x26, [x30, #192]\n\tstr x27, [x30, #208]\n\t"
+      "ldp x29, x30, [sp], #16"
+      :
+      : [buf] "r"(buf)
+      : "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9", "x10", "x11", "x12", "x13", "x14", "x15",
+        "x16", "x17", "x19", "x20", "x21", "x22", "x23", "x24", "x25", "x26", "x27", "x30", "v0", "v1", "v2",
+        "v3", "v4", "v5", "v6", "v7", "v16", "v17", "v18", "v19", "v20", "v21", "v22", "memory", "cc");
+  for (int i = 0; i < 27; i++) {
+    if (!CHECK_EQ(out[i], in[i])) NOTE("register %d", i < 18 ? i : i + 1);
+  }
+  CHECK_EQ(nzcv[0], (in[1] & 0xf0000000u));
+  CHECK_EQ(nzcv[1], 0x20000000u);
+}
+
 int main(void) {
+  test_registers_across_fp();
   for (size_t i = 0; i < sizeof kSingle / sizeof kSingle[0]; i++) {
     const struct case_s* c = &kSingle[i];
     uint64_t fpsr = c->fpsr_in;

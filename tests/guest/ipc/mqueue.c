@@ -182,6 +182,9 @@ static void test_notify(void) {
   CHECK_SYS(mq_notify(q, &ev));
   CHECK_ERRNO(mq_notify(q, &ev), EBUSY);
   CHECK_SYS(mq_send(q, "n", 2, 0));
+  sigset_t pending;  // pending when mq_send returns, as __do_notify queues it during the call
+  sigpending(&pending);
+  CHECK(sigismember(&pending, SIGUSR2));
   siginfo_t si;
   struct timespec wait = {5, 0};
   CHECK_EQ(sigtimedwait(&set, &si, &wait), SIGUSR2);
@@ -204,6 +207,21 @@ static void test_notify(void) {
   CHECK_ERRNO(mq_notify(-1, &ev), EBADF);
   CHECK_SYS(mq_notify(q, NULL));
   char buf[64];
+  while (mq_timedreceive(q, buf, sizeof buf, NULL, &(struct timespec){0, 0}) > 0) {
+  }
+  // Unblocked, with a handler: it has run when mq_send returns (the signal is queued during the call and
+  // handled on its way out, with no other call between).
+  struct sigaction sa = {0};
+  sa.sa_handler = on_signal;
+  sigaction(SIGUSR2, &sa, NULL);
+  CHECK_SYS(mq_notify(q, &ev));
+  handled = 0;
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  CHECK_SYS(mq_send(q, "h", 2, 0));
+  CHECK_EQ(handled, 1);
+  sigprocmask(SIG_BLOCK, &set, NULL);
+  sa.sa_handler = SIG_DFL;
+  sigaction(SIGUSR2, &sa, NULL);
   while (mq_timedreceive(q, buf, sizeof buf, NULL, &(struct timespec){0, 0}) > 0) {
   }
 

@@ -3,7 +3,9 @@
 #include "syscalls/sys_signal.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -318,6 +320,25 @@ int pidfd_target(int pidfd) {
   return target;
 }
 
+// The process pidfd_send_signal reaches through `fd`: a pidfd's, or that of a /proc/PID directory, which
+// Linux takes as well (pidfd_to_pid: tgid_pidfd_to_pid; a thread's /proc/PID/task/TID is refused). -1 for
+// any other file.
+int signal_target(int fd) {
+  if (const int pid = pidfd_target(fd); pid > 0) return pid;
+  struct statfs fs {};
+  if (::fstatfs(fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC) return -1;
+  char path[64];
+  char link[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  const ssize_t n = ::readlink(path, link, sizeof link - 1);
+  if (n <= 0) return -1;
+  link[n] = '\0';
+  int pid = -1;
+  int end = 0;
+  if (sscanf(link, "/proc/%d%n", &pid, &end) != 1 || link[end] != '\0') return -1;
+  return pid;
+}
+
 }  // namespace
 
 SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const guest::siginfo> info,
@@ -326,8 +347,9 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
   if (is_reserved_fd(pidfd)) return -EBADF;
   guest::siginfo si{};
   if (!info.null() && info.read(t.as(), &si) != 0) return -EFAULT;
-  // The pidfd names a host process; for this process a64run queues the signal itself.
-  if (const int target = pidfd_target(pidfd); target != ::getpid()) {
+  // The pidfd names a host process; for this process a64run queues the signal itself (so it is pending, and
+  // handled, when the call returns, as on Linux).
+  if (const int target = signal_target(pidfd); target != ::getpid()) {
     if (sig == guest::kSIGKILL && target > 0 && kill_relative(t, target)) return 0;
     return guest::from_host(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
   }

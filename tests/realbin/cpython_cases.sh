@@ -67,6 +67,9 @@ lenient() { LENIENT[$1]=$2; }
 # The report's reproducer: a SIGSEGV in the translator's block chaining once
 # the engine's 32 MiB code buffer filled for the first time.
 reg time plain test_time test_strptime_timezone
+# The whole module; its test_pidfd_send_signal signals the process through a
+# /proc/PID directory and expects KeyboardInterrupt from within the call.
+reg signal exec test_signal
 reg os exec test_os FileTests ForkTests TestScandir MemfdCreateTests EventfdTests PidTests
 # (Not test_call_string: its #! script runs the host's /bin/sh, the tree has
 # none, and a host program cannot exec the aarch64 python.)

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -95,6 +96,62 @@ static void test_signal_through_pidfd(void) {
   close(data[1]);
 }
 
+static volatile sig_atomic_t g_handled;
+static void on_usr1(int sig) {
+  (void)sig;
+  g_handled++;
+}
+
+// A signal to the caller's own process through a pidfd, or through its /proc/PID directory (which Linux
+// takes as a pidfd here), is handled by the time the call returns, as kill(getpid()) is; a thread's
+// /proc/PID/task/TID directory and other files are refused.
+static void test_signal_self(void) {
+  struct sigaction sa = {0};
+  sa.sa_handler = on_usr1;
+  REQUIRE_SYS(sigaction(SIGUSR1, &sa, NULL));
+  int self = REQUIRE_SYS(pidfd_open(getpid(), 0));
+  g_handled = 0;
+  CHECK_SYS(syscall(SYS_pidfd_send_signal, self, SIGUSR1, NULL, 0));
+  CHECK_EQ(g_handled, 1);
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d", (int)getpid());
+  int dir = REQUIRE_SYS(open(path, O_DIRECTORY | O_RDONLY));
+  g_handled = 0;
+  CHECK_SYS(syscall(SYS_pidfd_send_signal, dir, SIGUSR1, NULL, 0));
+  CHECK_EQ(g_handled, 1);
+  CHECK_SYS(syscall(SYS_pidfd_send_signal, dir, 0, NULL, 0));
+  CHECK_ERRNO(syscall(SYS_pidfd_getfd, dir, 0, 0), EBADF);  // pidfd_getfd takes only a pidfd
+  snprintf(path, sizeof path, "/proc/%d/task/%d", (int)getpid(), (int)gettid());
+  int task = REQUIRE_SYS(open(path, O_DIRECTORY | O_RDONLY));
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, task, SIGUSR1, NULL, 0), EBADF);
+  int proc = REQUIRE_SYS(open("/proc", O_DIRECTORY | O_RDONLY));
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, proc, SIGUSR1, NULL, 0), EBADF);
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, 0x7fff, SIGUSR1, NULL, 0), EBADF);
+  CHECK_EQ(g_handled, 1);
+
+  // A child's /proc/PID directory reaches the child.
+  int hold[2], data[2];
+  REQUIRE_SYS(pipe(hold));
+  REQUIRE_SYS(pipe(data));
+  pid_t pid = child_waiting(hold, data[1]);
+  snprintf(path, sizeof path, "/proc/%d", (int)pid);
+  int child = REQUIRE_SYS(open(path, O_DIRECTORY | O_RDONLY));
+  CHECK_SYS(syscall(SYS_pidfd_send_signal, child, SIGTERM, NULL, 0));
+  int status = 0;
+  CHECK_EQ(waitpid(pid, &status, 0), pid);
+  CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  close(child);
+  close(hold[1]);
+  close(data[0]);
+  close(data[1]);
+  close(proc);
+  close(task);
+  close(dir);
+  close(self);
+  sa.sa_handler = SIG_DFL;
+  sigaction(SIGUSR1, &sa, NULL);
+}
+
 static void* idle_thread(void* arg) {
   *(pid_t*)arg = gettid();
   pause();
@@ -123,6 +180,7 @@ static void test_errors(void) {
 int main(void) {
   test_wait_and_getfd();
   test_signal_through_pidfd();
+  test_signal_self();
   test_errors();
   return check_done();
 }

@@ -64,7 +64,7 @@ constexpr size_t kCtxOpDefs = 0xa968;      // TCGContext.tcg_op_defs (each engin
 constexpr size_t kCtxNbOps = 0x38;         // TCGContext.nb_ops (tcg_op_alloc counts every op emitted)
 constexpr size_t kCtxOpsTail = 0x7390;     // TCGContext.ops.tqh_circ.tql_prev: the last op's link
 constexpr size_t kOpLinkNext = 0x8;        // TCGOp.link.tqe_next (the opcode is the op's first byte)
-constexpr uint8_t kOpfBbEnd = 0x01;        // TCG_OPF_BB_END
+constexpr uint8_t kOpfBbEnd = 0x02;        // TCG_OPF_BB_END (0x01 is TCG_OPF_BB_EXIT: exits only)
 constexpr int kNbOps = 185;                // tcg-opc.h with the x86 backend's vector ops
 constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes a return address
 
@@ -389,6 +389,20 @@ bool prepare_direct_memory(uc_engine* uc, bool* direct) {
   }
   if (defs[kNbOps - 1].name == nullptr || std::strcmp(defs[kNbOps - 1].name, "x86_punpckh_vec") != 0)
     return false;
+  // The ops that end a basic block inside a translation (an instruction's own labels and branches, as
+  // FCCMP's and STXR's) and at its end carry the flag same_block_since looks for.
+  static const char* const kBbEnds[] = {"set_label", "br",      "brcond_i32", "brcond_i64",
+                                        "exit_tb",   "goto_tb", "goto_ptr"};
+  size_t ends = 0;
+  for (int i = 0; i < kNbOps; ++i) {
+    for (const char* name : kBbEnds) {
+      if (defs[i].name != nullptr && std::strcmp(defs[i].name, name) == 0) {
+        if (!(defs[i].flags & kOpfBbEnd)) return false;
+        ++ends;
+      }
+    }
+  }
+  if (ends != sizeof kBbEnds / sizeof kBbEnds[0]) return false;
   const char* softmmu = std::getenv("A64RUN_SOFTMMU");  // diagnostics: every access through the TLB
   *direct = softmmu == nullptr || std::strcmp(softmmu, "0") == 0;
   for (const ExpectedOp& e : kOps) {

@@ -67,6 +67,9 @@ lenient() { LENIENT[$1]=$2; }
 # The report's reproducer: a SIGSEGV in the translator's block chaining once
 # the engine's 32 MiB code buffer filled for the first time.
 reg time plain test_time test_strptime_timezone
+# test_float's pow reaches _Py_c_pow, whose prologue (stp, fccmp, stp in one
+# block) aborted the translator once (mem/block_labels).
+reg float plain test_float
 # The whole module; its test_pidfd_send_signal signals the process through a
 # /proc/PID directory and expects KeyboardInterrupt from within the call.
 reg signal exec test_signal

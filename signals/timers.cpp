@@ -5,6 +5,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -75,6 +76,23 @@ int make_host_timer(TimerTable& tab, int id, int clockid, bool signalling, uint3
   return host_id;
 }
 
+// A re-arm makes a new host timer, maybe from another thread, so a CPU-time clock of "the calling thread"
+// (CLOCK_THREAD_CPUTIME_ID, or glibc's MAKE_THREAD_CPUCLOCK(0, clock): -2 for the scheduler clock) is named
+// by the creating thread's tid instead, as the timer measures it.
+int creator_clock(int clockid) {
+  constexpr uint32_t kPerThread = 4;  // CPUCLOCK_PERTHREAD_MASK
+  constexpr uint32_t kSched = 2;      // CPUCLOCK_SCHED
+  uint32_t clock = 0;
+  if (clockid == CLOCK_THREAD_CPUTIME_ID) {
+    clock = kSched;
+  } else if (clockid < 0 && (static_cast<uint32_t>(clockid) & kPerThread) && ~(clockid >> 3) == 0) {
+    clock = static_cast<uint32_t>(clockid) & 3;
+  } else {
+    return clockid;
+  }
+  return static_cast<int>((~static_cast<uint32_t>(::gettid()) << 3) | kPerThread | clock);
+}
+
 }  // namespace
 
 int timer_host_signal() {
@@ -94,11 +112,12 @@ int64_t timer_create(emu::Task& t, int clockid, const guest::sigevent* ev) {
   std::lock_guard lk(*tab.mu);
   const int id = alloc_locked(tab);
   Timer& tm = tab.timers[id];
+  const int host_clock = creator_clock(clockid);
   uint32_t tag = 0;
-  const int host_id = make_host_timer(tab, id, clockid, e.sigev_notify != guest::kSIGEV_NONE, &tag);
+  const int host_id = make_host_timer(tab, id, host_clock, e.sigev_notify != guest::kSIGEV_NONE, &tag);
   if (host_id < 0) return host_id;
   tm.used = true;
-  tm.clockid = clockid;
+  tm.clockid = host_clock;
   tm.first_tag = tag;
   tm.tag = tag;
   tm.host_id = host_id;

@@ -6,9 +6,12 @@
 // a re-arm that fires at once while the earlier arming's signal is queued: exactly the new arming's one
 // signal comes. No fork: it runs in every lane, ThreadSanitizer's too.
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -52,7 +55,48 @@ static void wait_expired(timer_t t) {
   } while (left.it_value.tv_sec != 0 || left.it_value.tv_nsec != 0);
 }
 
+// A CLOCK_THREAD_CPUTIME_ID timer measures the thread that created it, whichever thread arms it: one made
+// by a spinning thread and armed (twice) by the main thread, which sleeps, expires on the spinner's time.
+static timer_t g_cpu_timer;
+static volatile int g_cpu_timer_ready, g_cpu_fired, g_spin_stop;
+static void on_cpu_timer(int sig) {
+  (void)sig;
+  g_cpu_fired = 1;
+}
+
+static void* spinner(void* arg) {
+  (void)arg;
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_SIGNAL;
+  ev.sigev_signo = SIGRTMIN + 3;
+  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &g_cpu_timer) != 0) return NULL;
+  g_cpu_timer_ready = 1;
+  volatile uint64_t x = 1;
+  while (!g_spin_stop) x = x * 6364136223846793005ull + 1;
+  return NULL;
+}
+
+static void test_thread_cpu_clock(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_cpu_timer;
+  REQUIRE_SYS(sigaction(SIGRTMIN + 3, &sa, NULL));
+  pthread_t th;
+  REQUIRE(pthread_create(&th, NULL, spinner, NULL) == 0);
+  while (!g_cpu_timer_ready) usleep(1000);
+  arm(g_cpu_timer, 3600L * 1000000000L, 0);
+  arm(g_cpu_timer, 20000000, 0);  // 20 ms of the spinner's CPU time
+  struct timespec nap = {0, 5000000};
+  for (int i = 0; i < 1000 && !g_cpu_fired; i++) nanosleep(&nap, NULL);  // up to 5 s
+  CHECK(g_cpu_fired);
+  g_spin_stop = 1;
+  pthread_join(th, NULL);
+  CHECK_SYS(timer_delete(g_cpu_timer));
+}
+
 int main(void) {
+  test_thread_cpu_clock();
   const int sig = SIGRTMIN + 1, noise_sig = SIGRTMIN + 2;
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);

@@ -136,30 +136,27 @@ int64_t timer_settime(int id, int flags, const guest::itimerspec& value, guest::
   if (tm == nullptr) return -EINVAL;
   const ::itimerspec h = guest::to_host(value);
   ::itimerspec hold{};
-  if (tm->notify != guest::kSIGEV_NONE) {
-    // The new arming is a new host timer with a new tag (the invariant in timers.h); the old one's value is
-    // what it had left when disarmed.
-    uint32_t tag = 0;
-    const int host_id = make_host_timer(tab, id, tm->clockid, true, &tag);
-    if (host_id >= 0) {
-      if (::syscall(SYS_timer_settime, host_id, flags, &h, nullptr) != 0) {
-        const int err = errno;
-        ::syscall(SYS_timer_delete, host_id);
-        return -err;
-      }
-      const ::itimerspec disarm{};
-      ::syscall(SYS_timer_settime, tm->host_id, 0, &disarm, &hold);
-      ::syscall(SYS_timer_delete, tm->host_id);
-      tm->host_id = host_id;
-      tm->tag = tag;
-      ++tm->seq;
-      if (old != nullptr) *old = guest::to_guest(hold);
-      return 0;
+  // The new arming of a signalling timer is a new host timer with a new tag (the invariant in timers.h); the
+  // old one's value is what it had left when disarmed. With no host timer to spare (RLIMIT_SIGPENDING counts
+  // each), or for SIGEV_NONE, the old one is re-armed: then an expiry the intake thread takes from here
+  // until the lock is released is queued as the new arming's.
+  uint32_t tag = 0;
+  const int host_id =
+      tm->notify != guest::kSIGEV_NONE ? make_host_timer(tab, id, tm->clockid, true, &tag) : -1;
+  if (host_id >= 0) {
+    if (::syscall(SYS_timer_settime, host_id, flags, &h, nullptr) != 0) {
+      const int err = errno;
+      ::syscall(SYS_timer_delete, host_id);
+      return -err;
     }
-    // No host timer to spare (RLIMIT_SIGPENDING counts each): the old one is re-armed, and an expiry the
-    // intake thread takes from here until the lock is released is queued as the new arming's.
+    const ::itimerspec disarm{};
+    ::syscall(SYS_timer_settime, tm->host_id, 0, &disarm, &hold);
+    ::syscall(SYS_timer_delete, tm->host_id);
+    tm->host_id = host_id;
+    tm->tag = tag;
+  } else if (::syscall(SYS_timer_settime, tm->host_id, flags, &h, &hold) != 0) {
+    return -errno;
   }
-  if (::syscall(SYS_timer_settime, tm->host_id, flags, &h, &hold) != 0) return -errno;
   ++tm->seq;
   if (old != nullptr) *old = guest::to_guest(hold);
   return 0;

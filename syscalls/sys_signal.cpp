@@ -327,15 +327,11 @@ int signal_target(int fd) {
   if (const int pid = pidfd_target(fd); pid > 0) return pid;
   struct statfs fs {};
   if (::fstatfs(fd, &fs) != 0 || fs.f_type != PROC_SUPER_MAGIC) return -1;
-  char path[64];
-  char link[64];
-  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-  const ssize_t n = ::readlink(path, link, sizeof link - 1);
-  if (n <= 0) return -1;
-  link[n] = '\0';
+  const std::string path = fd_path(fd);
   int pid = -1;
   int end = 0;
-  if (sscanf(link, "/proc/%d%n", &pid, &end) != 1 || link[end] != '\0') return -1;
+  if (sscanf(path.c_str(), "/proc/%d%n", &pid, &end) != 1 || static_cast<size_t>(end) != path.size())
+    return -1;
   return pid;
 }
 

@@ -349,9 +349,10 @@ SysResult sys_pidfd_send_signal(Task& t, int pidfd, int sig, GuestPtr<const gues
     if (sig == guest::kSIGKILL && target > 0 && kill_relative(t, target)) return 0;
     return guest::from_host(::syscall(SYS_pidfd_send_signal, pidfd, sig, info.null() ? nullptr : &si, 0));
   }
+  // The kernel's check of a given siginfo (the host makes it on the other path): its signal is `sig`.
+  if (!info.null() && si.si_signo != sig) return -EINVAL;
   if (sig == 0) return 0;
   if (info.null()) return signals::send_to_process(t.proc(), signals::user_siginfo(sig, guest::kSI_USER));
-  si.si_signo = sig;
   return signals::send_to_process(t.proc(), si);
 }
 

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,6 +121,17 @@ static void test_signal_self(void) {
   CHECK_SYS(syscall(SYS_pidfd_send_signal, dir, SIGUSR1, NULL, 0));
   CHECK_EQ(g_handled, 1);
   CHECK_SYS(syscall(SYS_pidfd_send_signal, dir, 0, NULL, 0));
+  // A siginfo whose signal is not the one sent: EINVAL, through either, and nothing is sent.
+  siginfo_t other;
+  memset(&other, 0, sizeof other);
+  other.si_signo = SIGUSR2;
+  other.si_code = SI_QUEUE;
+  other.si_pid = getpid();
+  other.si_uid = getuid();
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, dir, SIGUSR1, &other, 0), EINVAL);
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, self, SIGUSR1, &other, 0), EINVAL);
+  CHECK_ERRNO(syscall(SYS_pidfd_send_signal, self, 0, &other, 0), EINVAL);
+  CHECK_EQ(g_handled, 1);
   CHECK_ERRNO(syscall(SYS_pidfd_getfd, dir, 0, 0), EBADF);  // pidfd_getfd takes only a pidfd
   snprintf(path, sizeof path, "/proc/%d/task/%d", (int)getpid(), (int)gettid());
   int task = REQUIRE_SYS(open(path, O_DIRECTORY | O_RDONLY));

@@ -1,6 +1,8 @@
 // This file owns the host-FPU fast path of the guest's scalar floating point: the link wraps Unicorn's
-// helpers for FADD, FSUB, FMUL, FDIV and FSQRT (single and double precision; translate-a64.c calls them, they
-// are defined in vfp_helper.c) and computes the common case with one SSE instruction.
+// helpers for FADD, FSUB, FMUL, FDIV, FSQRT and the fused multiply-add (single and double precision;
+// translate-a64.c calls them for the scalar instructions and for each element of the vector ones, they are
+// defined in vfp_helper.c) and computes the common case with one SSE instruction (FMA3's for the fused one,
+// on a host that has it).
 //
 // Each helper normally goes through softfloat's float32_/float64_ entry points, whose hardfloat path tests
 // its operands and result with a chain of dependent floating-point compares: the two helpers were half of the
@@ -21,7 +23,9 @@
 //   - the result is zero or normal and larger than the smallest normal, so it neither overflowed nor was tiny
 //     before rounding (Arm detects tininess before rounding); a zero is exact (an exact cancellation, or a
 //     zero operand; a product or quotient that became zero from nonzero operands underflowed);
-//   - a divisor is not zero (division by zero raises its flag); a square root's operand is not negative.
+//   - a divisor is not zero (division by zero raises its flag); a square root's operand is not negative;
+//   - a fused multiply-add's result is never taken when it is zero (a product can be tiny and exact while
+//     its sum with the addend rounds to zero or to a denormal: an underflow the operands do not show).
 // Then the IEEE result of the host's SSE instruction is the result softfloat computes, bit for bit, and the
 // status flags are unchanged, FZ and DN make no difference (no denormal, no NaN). Everything else takes the
 // original helper. tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
@@ -49,6 +53,8 @@ uint32_t __real_helper_vfp_divs_aarch64(uint32_t a, uint32_t b, void* st);
 uint64_t __real_helper_vfp_divd_aarch64(uint64_t a, uint64_t b, void* st);
 uint32_t __real_helper_vfp_sqrts_aarch64(uint32_t a, void* env);
 uint64_t __real_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
+uint32_t __real_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
+uint64_t __real_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
 uint64_t float64_mul_aarch64(uint64_t a, uint64_t b, void* st);
 }
 
@@ -136,8 +142,26 @@ bool layout_ok() {
   return ok;
 }
 
+// The fused multiply-add helpers pass a * b + c to softfloat's muladd with no negation flags: mov %rcx,%r8;
+// xor %ecx,%ecx; jmp (float32_muladd / float64_muladd). FNMADD, FMSUB and FNMSUB flip the operands' signs
+// before the call (translate-a64.c), so one host FMA covers all four.
+bool muladd_layout_ok() {
+  static const unsigned char kMulAdd[] = {0x49, 0x89, 0xc8, 0x31, 0xc9, 0xe9};
+  const auto starts_with = [](const void* fn) {
+    const auto* code = static_cast<const unsigned char*>(fn);
+    for (size_t i = 0; i + sizeof kMulAdd <= 0x10; ++i) {
+      if (std::memcmp(code + i, kMulAdd, sizeof kMulAdd) == 0) return true;
+    }
+    return false;
+  };
+  return starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladds_aarch64)) &&
+         starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladdd_aarch64)) &&
+         __builtin_cpu_supports("fma");
+}
+
 // Set by prepare_fp_fast before the first translation; read by every operation.
 std::atomic<bool> g_enabled{false};
+std::atomic<bool> g_fma_enabled{false};  // and the host has FMA3
 
 // The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
 // float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
@@ -145,11 +169,12 @@ std::atomic<bool> g_enabled{false};
 constexpr uint64_t kPlainMask = 0x0000ff000020ff00;
 constexpr uint64_t kPlainWant = 0x0000000000200000;
 std::atomic<uint64_t> g_plain_mask{0};
+std::atomic<uint64_t> g_fma_plain_mask{0};  // the same for the fused multiply-add, 0 without FMA3
 
-bool plain_mode(const void* st) {
+bool plain_mode(const void* st, const std::atomic<uint64_t>& mask = g_plain_mask) {
   uint64_t w;
   std::memcpy(&w, st, sizeof w);
-  return (w & g_plain_mask.load(std::memory_order_relaxed)) == kPlainWant;
+  return (w & mask.load(std::memory_order_relaxed)) == kPlainWant;
 }
 
 // A finite normal number of at least twice the smallest normal: biased exponent 2 to the largest finite.
@@ -200,13 +225,37 @@ bool sqrt_fast(Bits a, const void* st, Bits* r) {
   return true;  // the root of a normal number is normal; of a zero, that zero
 }
 
+// The host's fused multiply-add, one rounding (compiled for FMA3; called only when the host has it).
+__attribute__((target("fma"))) float host_fma(float a, float b, float c) {
+  return _mm_cvtss_f32(_mm_fmadd_ss(_mm_set_ss(a), _mm_set_ss(b), _mm_set_ss(c)));
+}
+__attribute__((target("fma"))) double host_fma(double a, double b, double c) {
+  return _mm_cvtsd_f64(_mm_fmadd_sd(_mm_set_sd(a), _mm_set_sd(b), _mm_set_sd(c)));
+}
+
+template <typename Bits>
+bool muladd_fast(Bits a, Bits b, Bits c, const void* st, Bits* r) {
+  if (!fast_mode(st) || !g_fma_enabled.load(std::memory_order_relaxed) || !zero_or_normal(a) ||
+      !zero_or_normal(b) || !zero_or_normal(c))
+    return false;
+  *r = to_bits<Bits>(host_fma(to_float(a), to_float(b), to_float(c)));
+  return safe_result(*r);
+}
+
 }  // namespace
 
 bool prepare_fp_fast() {
   const bool ok = layout_ok();
+  const bool fma = ok && muladd_layout_ok();
   g_enabled.store(ok, std::memory_order_relaxed);
+  g_fma_enabled.store(fma, std::memory_order_relaxed);
   g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
+  g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
+}
+
+bool fp_fast_fma() {
+  return g_fma_enabled.load(std::memory_order_relaxed);
 }
 
 }  // namespace emu
@@ -266,11 +315,44 @@ extern "C" uint64_t __wrap_helper_vfp_sqrtd_aarch64(uint64_t a, void* env) {
   return sqrt_wrapped<uint64_t>(a, env, __real_helper_vfp_sqrtd_aarch64);
 }
 
+namespace {
+
+template <typename Bits>
+__attribute__((noinline)) Bits muladd_careful(Bits a, Bits b, Bits c, void* st,
+                                              Bits (*real)(Bits, Bits, Bits, void*)) {
+  Bits r;
+  if (emu::muladd_fast<Bits>(a, b, c, st, &r)) return r;
+  return real(a, b, c, st);
+}
+
+// a * b + c, rounded once. The plain path's mask is nonzero only on a host with FMA3.
+template <typename Bits>
+Bits muladd_wrapped(Bits a, Bits b, Bits c, void* st, Bits (*real)(Bits, Bits, Bits, void*)) {
+  if (emu::plain_mode(st, emu::g_fma_plain_mask)) {
+    const auto r = emu::to_bits<Bits>(emu::host_fma(emu::to_float(a), emu::to_float(b), emu::to_float(c)));
+    if (emu::roomy(r)) return r;
+  }
+  return muladd_careful<Bits>(a, b, c, st, real);
+}
+
+}  // namespace
+
+extern "C" uint32_t __wrap_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st) {
+  return muladd_wrapped<uint32_t>(a, b, c, st, __real_helper_vfp_muladds_aarch64);
+}
+
+extern "C" uint64_t __wrap_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st) {
+  return muladd_wrapped<uint64_t>(a, b, c, st, __real_helper_vfp_muladdd_aarch64);
+}
+
 #else
 
 namespace emu {
 bool prepare_fp_fast() {
   return false;  // Unicorn linked as a shared library: nothing to wrap
+}
+bool fp_fast_fma() {
+  return false;
 }
 }  // namespace emu
 

@@ -1,6 +1,6 @@
 // The host-FPU fast path of the guest's scalar floating point (emu/fp_fast.cpp): Unicorn's FADD, FSUB, FMUL,
-// FDIV and FSQRT helpers, wrapped at link time, compute the common case with one SSE instruction and give the
-// rest to softfloat.
+// FDIV, FSQRT and fused multiply-add helpers, wrapped at link time, compute the common case with one SSE
+// instruction and give the rest to softfloat.
 #pragma once
 
 namespace emu {
@@ -9,5 +9,8 @@ namespace emu {
 // machine code of the helpers, MXCSR's rounding and denormal controls); until then, and for good when they
 // are not, every operation takes softfloat. True when the fast path is on. Called when a vCPU is made.
 bool prepare_fp_fast();
+
+// True when the fused multiply-add takes the host's FMA3 too (the fast path is on and the host has it).
+bool fp_fast_fma();
 
 }  // namespace emu

@@ -1,4 +1,5 @@
-// Tests scalar FADD, FSUB, FMUL, FDIV and FSQRT against Arm's rules, bit for bit, result and FPSR: every
+// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT and the fused multiply-adds (FMADD, FMSUB, FNMADD, FNMSUB, and
+// vector FMLA) against Arm's rules, bit for bit, result and FPSR: every
 // rounding mode, FPCR.FZ and FPCR.DN, NaN propagation (a signalling NaN first, then the first operand's NaN,
 // quietened; the default NaN for an invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC,
 // IDC), starting from a clear FPSR and from one with IXC already set (the case a host-FPU fast path takes).
@@ -42,6 +43,24 @@ enum { kIOC = 1, kDZC = 2, kOFC = 4, kUFC = 8, kIXC = 0x10, kIDC = 0x80 };
     return r;                                                                          \
   }
 
+// INSN r, a, b, c: FMADD is c + a * b, rounded once.
+#define FP_TERNARY(NAME, INSN, BITS, FLOAT, REG)                                                     \
+  static BITS NAME(BITS a, BITS b, BITS c, uint64_t fpcr, uint64_t* fpsr) {                          \
+    FLOAT fa, fb, fc, fr;                                                                            \
+    memcpy(&fa, &a, sizeof a);                                                                       \
+    memcpy(&fb, &b, sizeof b);                                                                       \
+    memcpy(&fc, &c, sizeof c);                                                                       \
+    uint64_t s = *fpsr;                                                                              \
+    __asm__ volatile("msr fpcr, %[cr]\n\tmsr fpsr, %[s]\n\t" INSN " %" REG "[r], %" REG "[a], %" REG \
+                     "[b], %" REG "[c]\n\tmrs %[s], fpsr\n\tmsr fpcr, xzr"                           \
+                     : [r] "=&w"(fr), [s] "+r"(s)                                                    \
+                     : [a] "w"(fa), [b] "w"(fb), [c] "w"(fc), [cr] "r"(fpcr));                       \
+    *fpsr = s;                                                                                       \
+    BITS r;                                                                                          \
+    memcpy(&r, &fr, sizeof r);                                                                       \
+    return r;                                                                                        \
+  }
+
 FP_BINARY(fadd_s, "fadd", uint32_t, float, "s")
 FP_BINARY(fsub_s, "fsub", uint32_t, float, "s")
 FP_BINARY(fmul_s, "fmul", uint32_t, float, "s")
@@ -52,6 +71,11 @@ FP_BINARY(fsub_d, "fsub", uint64_t, double, "d")
 FP_BINARY(fmul_d, "fmul", uint64_t, double, "d")
 FP_BINARY(fdiv_d, "fdiv", uint64_t, double, "d")
 FP_UNARY(fsqrt_d, "fsqrt", uint64_t, double, "d")
+FP_TERNARY(fmadd_s, "fmadd", uint32_t, float, "s")
+FP_TERNARY(fmadd_d, "fmadd", uint64_t, double, "d")
+FP_TERNARY(fmsub_d, "fmsub", uint64_t, double, "d")
+FP_TERNARY(fnmadd_d, "fnmadd", uint64_t, double, "d")
+FP_TERNARY(fnmsub_d, "fnmsub", uint64_t, double, "d")
 
 struct case_s {
   uint32_t (*op)(uint32_t, uint32_t, uint64_t, uint64_t*);
@@ -153,6 +177,84 @@ static const struct case_d kDouble[] = {
     {fadd_d, 1, 1, kRN, kIXC, 2, kIXC, __LINE__},
 };
 
+struct case_fma {
+  uint64_t (*op)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t*);
+  uint64_t a, b, c;
+  uint32_t fpcr, fpsr_in;
+  uint64_t want;
+  uint32_t want_fpsr;
+  int line;
+};
+
+static uint64_t fmadd_s64(uint64_t a, uint64_t b, uint64_t c, uint64_t fpcr, uint64_t* fpsr) {
+  return fmadd_s((uint32_t)a, (uint32_t)b, (uint32_t)c, fpcr, fpsr);
+}
+
+#define NEG_ONE_D 0xbff0000000000000ull
+#define MIN_D 0x0010000000000000ull
+#define QNAN_D 0x7ff8000000000001ull
+
+// One rounding: (1 + 2^-30)(1 - 2^-30) - 1 is -2^-60 exactly (unfused, the product rounds to 1 and the
+// result is 0); with the flags in and without. The fused path must also raise what the operands do not
+// show: a product of moderate numbers whose sum with the addend is tiny (2^-1126: zero and UFC, or the
+// smallest denormal rounding up), and a denormal result.
+static const struct case_fma kFused[] = {
+    {fmadd_d, 0x3ff0000000400000ull, 0x3fefffffff800000ull, NEG_ONE_D, kRN, 0, 0xbc30000000000000ull, 0,
+     __LINE__},
+    {fmadd_d, 0x3ff0000000400000ull, 0x3fefffffff800000ull, NEG_ONE_D, kRN, kIXC, 0xbc30000000000000ull, kIXC,
+     __LINE__},
+    {fmadd_d, 0x4008000000000000ull, THIRD_D, NEG_ONE_D, kRN, kIXC, 0xbc90000000000000ull, kIXC, __LINE__},
+    {fmadd_d, ONE_D + 1, ONE_D + 1, 0, kRN, kIXC, ONE_D + 2, kIXC, __LINE__},  // 1 + 2^-51 + 2^-104
+    {fmadd_d, ONE_D + 1, ONE_D + 1, 0, kRP, kIXC, ONE_D + 3, kIXC, __LINE__},
+    {fmadd_d, ONE_D + 1, ONE_D + 1, 0, kRN, 0, ONE_D + 2, kIXC, __LINE__},
+    {fmadd_d, MIN_D + 1, ONE_D + 1, 0x8010000000000002ull, kRN, kIXC, 0, kUFC | kIXC, __LINE__},
+    {fmadd_d, MIN_D + 1, ONE_D + 1, 0x8010000000000002ull, kRP, kIXC, 1, kUFC | kIXC, __LINE__},
+    {fmadd_d, MIN_D, THIRD_D, 0, kRN, kIXC, 0x0005555555555555ull, kUFC | kIXC, __LINE__},
+    {fmadd_d, MIN_D, 0x3fe0000000000000ull, 0, kRN, kIXC, 0x0008000000000000ull, kIXC, __LINE__},  // exact
+    // The sign of an exact zero: +0 unless rounding down, or both terms -0.
+    {fmadd_d, ONE_D, ONE_D, NEG_ONE_D, kRN, kIXC, 0, kIXC, __LINE__},
+    {fmadd_d, ONE_D, ONE_D, NEG_ONE_D, kRM, kIXC, 0x8000000000000000ull, kIXC, __LINE__},
+    {fmadd_d, 0x8000000000000000ull, ONE_D, 0x8000000000000000ull, kRN, kIXC, 0x8000000000000000ull, kIXC,
+     __LINE__},
+    // NaNs: 0 * inf with a quiet NaN addend is the default NaN and IOC (Arm's rule, not x86's); a signalling
+    // NaN wins; FNMADD's negated addend comes out with its sign flipped.
+    {fmadd_d, 0, 0x7ff0000000000000ull, QNAN_D, kRN, kIXC, 0x7ff8000000000000ull, kIXC | kIOC, __LINE__},
+    {fmadd_d, QNAN_D, ONE_D, 0x7ff0000000000002ull, kRN, 0, 0x7ff8000000000002ull, kIOC, __LINE__},
+    {fmadd_d, ONE_D, ONE_D, QNAN_D, kRN, kIXC, QNAN_D, kIXC, __LINE__},
+    {fnmadd_d, ONE_D, ONE_D, QNAN_D, kRN, kIXC, 0xfff8000000000001ull, kIXC, __LINE__},
+    {fmadd_d, 0x7ff0000000000000ull, ONE_D, 0xfff0000000000000ull, kRN, kIXC, 0x7ff8000000000000ull,
+     kIXC | kIOC, __LINE__},
+    // FMSUB is c - a * b, FNMADD -c - a * b, FNMSUB -c + a * b.
+    {fmsub_d, 0x3ff0000000400000ull, 0x3fefffffff800000ull, ONE_D, kRN, kIXC, 0x3c30000000000000ull, kIXC,
+     __LINE__},
+    {fnmadd_d, 0x3ff0000000400000ull, 0x3fefffffff800000ull, NEG_ONE_D, kRN, kIXC, 0x3c30000000000000ull,
+     kIXC, __LINE__},
+    {fnmsub_d, 0x3ff0000000400000ull, 0x3fefffffff800000ull, ONE_D, kRN, kIXC, 0xbc30000000000000ull, kIXC,
+     __LINE__},
+    // Single precision: (1 + 2^-13)(1 - 2^-13) - 1 = -2^-26; FZ flushes a denormal input (IDC).
+    {fmadd_s64, 0x3f800400u, 0x3f7ff800u, 0xbf800000u, kRN, kIXC, 0xb2800000u, kIXC, __LINE__},
+    {fmadd_s64, 0x3f800400u, 0x3f7ff800u, 0xbf800000u, kRN, 0, 0xb2800000u, 0, __LINE__},
+    {fmadd_s64, 0x00000001u, ONE_S, ONE_S, kFZ, kIXC, ONE_S, kIXC | kIDC, __LINE__},
+    {fmadd_s64, MIN_S, THIRD_S, 0, kRN, kIXC, 0x002aaaabu, kUFC | kIXC, __LINE__},
+};
+
+// Vector FMLA, two double lanes: the exact -2^-60 and the tiny 2^-1126 (UFC) in one instruction.
+static void test_fmla_vector(void) {
+  const uint64_t n[2] = {0x3ff0000000400000ull, MIN_D + 1};
+  const uint64_t m[2] = {0x3fefffffff800000ull, ONE_D + 1};
+  uint64_t acc[2] = {NEG_ONE_D, 0x8010000000000002ull};
+  uint64_t fpsr = kIXC;
+  __asm__ volatile(
+      "ldr q0, [%[acc]]\n\tldr q1, [%[n]]\n\tldr q2, [%[m]]\n\tmsr fpsr, %[s]\n\t"
+      "fmla v0.2d, v1.2d, v2.2d\n\tmrs %[s], fpsr\n\tstr q0, [%[acc]]"
+      : [s] "+r"(fpsr)
+      : [acc] "r"(acc), [n] "r"(n), [m] "r"(m)
+      : "v0", "v1", "v2", "memory");
+  CHECK_EQ(acc[0], 0xbc30000000000000ull);
+  CHECK_EQ(acc[1], 0);
+  CHECK_EQ(fpsr, kUFC | kIXC);
+}
+
 // Every general register and NZCV keep their values across floating-point instructions (helper calls in
 // translated code), and FCMP sets NZCV: one block loads x0-x17 and x19-x27 from in[] (x28 is left to the
 // compiler for the buffers' address), runs FP arithmetic, fused multiply-add, conversions and min/max on
@@ -219,6 +321,13 @@ int main(void) {
     if (!CHECK_EQ(r, c->want) | !CHECK_EQ(fpsr, c->want_fpsr))
       NOTE("double-precision case at line %d", c->line);
   }
+  for (size_t i = 0; i < sizeof kFused / sizeof kFused[0]; i++) {
+    const struct case_fma* c = &kFused[i];
+    uint64_t fpsr = c->fpsr_in;
+    const uint64_t r = c->op(c->a, c->b, c->c, c->fpcr, &fpsr);
+    if (!CHECK_EQ(r, c->want) | !CHECK_EQ(fpsr, c->want_fpsr)) NOTE("fused case at line %d", c->line);
+  }
+  test_fmla_vector();
   // A loop of dependent operations with IXC set, as compiled code runs them: the same bits as the table.
   uint64_t fpsr = kIXC;
   uint64_t x = ONE_D;

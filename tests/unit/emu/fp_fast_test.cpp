@@ -4,7 +4,10 @@
 // mode, with flush-to-zero (of outputs, inputs, both) and default-NaN on and off, from no flags, only
 // inexact, and every flag: the result and the whole float_status afterwards (the cumulative FPSR flags) must
 // be the original helper's. Then 4000 random operand pairs of moderate exponent (the fast path's case), and
-// 4000 with a denormal operand and a result of any size, under the same statuses.
+// 4000 with a denormal operand and a result of any size, under the same statuses. The fused multiply-add
+// (FMADD, and FMLA's elements) on triples: the corpus's products with special addends, random triples of
+// moderate, denormal and any exponent, and addends that cancel the product to its rounding error (exact
+// zeros, tiny and denormal results).
 #include "emu/fp_fast.h"
 
 #include <gtest/gtest.h>
@@ -40,6 +43,10 @@ uint32_t __wrap_helper_vfp_divs_aarch64(uint32_t a, uint32_t b, void* st);
 uint64_t __wrap_helper_vfp_divd_aarch64(uint64_t a, uint64_t b, void* st);
 uint32_t __wrap_helper_vfp_sqrts_aarch64(uint32_t a, void* env);
 uint64_t __wrap_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
+uint32_t __real_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
+uint64_t __real_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
+uint32_t __wrap_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
+uint64_t __wrap_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
 }
 
 namespace emu {
@@ -253,6 +260,104 @@ int compare_random(int fraction_bits, Binary<Bits> const (&fast)[4], Binary<Bits
   return failures;
 }
 
+template <typename Bits>
+using Ternary = Bits (*)(Bits, Bits, Bits, void*);
+
+template <typename Bits>
+struct Triple {
+  Bits a, b, c;
+};
+
+// Each triple under each status: the same result and the same status after.
+template <typename Bits>
+int compare_ternary(const char* name, Ternary<Bits> fast, Ternary<Bits> real,
+                    const std::vector<Triple<Bits>>& triples, const std::vector<Status>& all) {
+  int failures = 0;
+  for (const Status& start : all) {
+    for (const Triple<Bits>& t : triples) {
+      Status sf = start;
+      Status sr = start;
+      const Bits rf = fast(t.a, t.b, t.c, &sf);
+      const Bits rr = real(t.a, t.b, t.c, &sr);
+      if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << name << "(" << std::hex << t.a << ", " << t.b << ", " << t.c << ") under "
+                      << describe(start) << ": fast " << rf << " flags " << int{sf.exception_flags}
+                      << ", softfloat " << rr << " flags " << int{sr.exception_flags};
+    }
+  }
+  return failures;
+}
+
+// The fused multiply-add's cases. Every product of two corpus values with addends of each class, under the
+// statuses of round-to-nearest and round-to-zero (the rest of the grid as statuses() has it); then, under
+// every status, random triples: moderate exponents (the plain path), one denormal operand, any exponents,
+// and addends that cancel the product: c = -(a * b) rounded, plus or minus an ulp or two, so that the exact
+// result is the product's rounding error (zero, tiny, denormal or normal, by the operands' size).
+template <typename Bits, typename Float>
+void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
+  const std::vector<Bits> special = corpus<Bits, Float>(fraction_bits);
+  const Bits exp_one = Bits{1} << fraction_bits;
+  const Bits inf = (~Bits{0} >> 1) & ~(exp_one - 1);
+  const Bits sign = ~(~Bits{0} >> 1);
+  std::vector<Triple<Bits>> products;
+  for (Bits a : special) {
+    for (Bits b : special) {
+      for (Bits c : {Bits{0}, sign, exp_one, static_cast<Bits>(exp_one | sign), Bits{3}, inf,
+                     static_cast<Bits>(inf | (exp_one >> 1)), static_cast<Bits>(inf | 1)})
+        products.push_back({a, b, c});
+    }
+  }
+  std::vector<Status> nearest_or_zero;
+  for (const Status& s : statuses()) {
+    if (s.rounding_mode == 0 || s.rounding_mode == 3) nearest_or_zero.push_back(s);
+  }
+  EXPECT_EQ(compare_ternary<Bits>("fmadd, products", fast, real, products, nearest_or_zero), 0);
+
+  constexpr int kTriples = 2000;
+  const Bits bias = (Bits{1} << (sizeof(Bits) * 8 - fraction_bits - 2)) - 1;
+  const Bits exp_max = 2 * bias + 1;
+  const Bits fraction_mask = exp_one - 1;
+  std::mt19937_64 rng(13);
+  const auto sign_of = [&](uint64_t r) { return static_cast<Bits>((r & 1) << (sizeof(Bits) * 8 - 1)); };
+  const auto moderate = [&]() -> Bits {
+    const uint64_t r = rng();
+    if (r % 8 == 0) return special[(r >> 8) % special.size()];
+    const Bits exp = bias + static_cast<Bits>(static_cast<int>((r >> 3) % 61) - 30);
+    return sign_of(r >> 2) | (exp << fraction_bits) | (static_cast<Bits>(rng()) & fraction_mask);
+  };
+  const auto denormal = [&]() -> Bits {
+    const uint64_t r = rng();
+    return sign_of(r) | ((static_cast<Bits>(rng()) & fraction_mask) >> ((r >> 1) % fraction_bits));
+  };
+  const auto any = [&]() -> Bits {
+    const uint64_t r = rng();
+    const Bits exp = static_cast<Bits>((r >> 1) % exp_max);
+    return sign_of(r) | (exp << fraction_bits) | (static_cast<Bits>(rng()) & fraction_mask);
+  };
+  std::vector<Triple<Bits>> triples;
+  for (int i = 0; i < kTriples; ++i) {
+    triples.push_back({moderate(), moderate(), moderate()});
+    triples.push_back({denormal(), any(), any()});
+    triples.push_back({any(), any(), denormal()});
+    triples.push_back({any(), any(), any()});
+    // Cancellation: operands of any size (their product may be tiny) or moderate, the addend the product's
+    // negation rounded (computed on the host, round-to-nearest), then moved by -2..2 ulps.
+    const Bits a = i % 2 ? any() : moderate();
+    const Bits b = i % 2 ? any() : moderate();
+    Float fa;
+    Float fb;
+    std::memcpy(&fa, &a, sizeof fa);
+    std::memcpy(&fb, &b, sizeof fb);
+    const Float product = fa * fb;
+    Bits c;
+    std::memcpy(&c, &product, sizeof c);
+    c = static_cast<Bits>((c ^ sign) + static_cast<Bits>(static_cast<int>(rng() % 5) - 2));
+    triples.push_back({a, b, c});
+  }
+  EXPECT_EQ(compare_ternary<Bits>("fmadd, random", fast, real, triples, statuses()), 0);
+}
+
 TEST(FpFastTest, ThisBuildTakesTheFastPath) {
   // The project's pinned Unicorn and an x86-64 host with the ABI's MXCSR: the comparisons below then test
   // the fast path, not softfloat against itself.
@@ -333,6 +438,15 @@ TEST(FpFastTest, DenormalOperandsMatchSoftfloat) {
   EXPECT_EQ((compare_random<uint64_t, double>(52, fast_d, real_d, __wrap_helper_vfp_sqrtd_aarch64,
                                               __real_helper_vfp_sqrtd_aarch64, true)),
             0);
+}
+
+TEST(FpFastTest, FusedMultiplyAddMatchesSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  // Without FMA3 the fused multiply-add keeps softfloat, and this would compare softfloat with itself.
+  if (!__builtin_cpu_supports("fma")) GTEST_SKIP() << "the host has no FMA3";
+  EXPECT_TRUE(fp_fast_fma());
+  check_muladd<uint32_t, float>(23, __wrap_helper_vfp_muladds_aarch64, __real_helper_vfp_muladds_aarch64);
+  check_muladd<uint64_t, double>(52, __wrap_helper_vfp_muladdd_aarch64, __real_helper_vfp_muladdd_aarch64);
 }
 
 }  // namespace

@@ -28,7 +28,22 @@
 //     its sum with the addend rounds to zero or to a denormal: an underflow the operands do not show).
 // Then the IEEE result of the host's SSE instruction is the result softfloat computes, bit for bit, and the
 // status flags are unchanged, FZ and DN make no difference (no denormal, no NaN). Everything else takes the
-// original helper. tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
+// original helper.
+//
+// Conversions (FCVT between single and double, SCVTF/UCVTF from a 64-bit or 32-bit integer,
+// FCVTZS/FCVTZU/FCVTNS/FCVTNU to an integer of either size, scalar and each vector element) take the host's
+// instruction when it gives softfloat's answer with no flag but inexact, which the wrapper then raises
+// itself:
+//   - no fixed-point fraction bits (shift 0);
+//   - integer to floating point: the integer fits the format's significand (exact, any rounding mode), or
+//     the mode is round-to-nearest-even (the host's), inexact raised when bits were lost; never a NaN, an
+//     infinity or a denormal;
+//   - floating point to integer: the operand is zero or normal, the mode round-to-zero or nearest-even, and
+//     the operand within the integer's range (its bounds are integers, so the rounded value is too); no NaN
+//     or overflow (invalid), no denormal (IDC under FZ); inexact raised when the operand was not integral;
+//   - single to double: a zero or normal operand (exact, no flag); double to single: the plain path's status
+//     and a roomy result, or an exact, normal result in any mode.
+// tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
 // with FZ and DN on and off.
 #include "emu/fp_fast.h"
 
@@ -56,6 +71,24 @@ uint64_t __real_helper_vfp_sqrtd_aarch64(uint64_t a, void* env);
 uint32_t __real_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
 uint64_t __real_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
 uint64_t float64_mul_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __real_helper_vfp_sqtod_aarch64(uint64_t x, uint32_t shift, void* st);
+uint64_t __real_helper_vfp_uqtod_aarch64(uint64_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_sqtos_aarch64(uint64_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_uqtos_aarch64(uint64_t x, uint32_t shift, void* st);
+uint64_t __real_helper_vfp_tosqd_aarch64(uint64_t x, uint32_t shift, void* st);
+uint64_t __real_helper_vfp_touqd_aarch64(uint64_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_tosld_aarch64(uint64_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_tould_aarch64(uint64_t x, uint32_t shift, void* st);
+uint64_t __real_helper_vfp_tosqs_aarch64(uint32_t x, uint32_t shift, void* st);
+uint64_t __real_helper_vfp_touqs_aarch64(uint32_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_tosls_aarch64(uint32_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_touls_aarch64(uint32_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_sltos_aarch64(uint32_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_ultos_aarch64(uint32_t x, uint32_t shift, void* st);
+uint32_t __real_helper_vfp_sitos_aarch64(uint32_t x, void* st);
+uint32_t __real_helper_vfp_uitos_aarch64(uint32_t x, void* st);
+uint64_t __real_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
+uint32_t __real_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
 }
 
 namespace emu {
@@ -159,9 +192,47 @@ bool muladd_layout_ok() {
          __builtin_cpu_supports("fma");
 }
 
+// The conversion helpers, as the wrappers below take them: integer to floating point negates the shift and
+// jumps to softfloat's scalbn conversion (neg %esi; jmp); floating point to integer reads the rounding mode
+// from the float_status in its third argument (movsbl 0x1(%rcx) or 0x1(%rdx)); FCVT takes the CPU state and
+// adds the float_status's offset (add $0x2ec8,%rsi).
+bool conversion_layout_ok() {
+  static const unsigned char kNegShift[] = {0xf7, 0xde, 0xe9};
+  static const unsigned char kModeRcx[] = {0x0f, 0xbe, 0x41, 0x01};
+  static const unsigned char kModeRdx[] = {0x0f, 0xbe, 0x42, 0x01};
+  static const unsigned char kEnvStatus[] = {0x48, 0x81, 0xc6, 0xc8, 0x2e, 0x00, 0x00};
+  static const unsigned char kStraightJump[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xe9};  // endbr64; jmp
+  const auto has = [](auto fn, size_t span, const unsigned char* want, size_t n) {
+    const auto* code = reinterpret_cast<const unsigned char*>(fn);
+    for (size_t i = 0; i + n <= span; ++i) {
+      if (std::memcmp(code + i, want, n) == 0) return true;
+    }
+    return false;
+  };
+  return has(&__real_helper_vfp_sqtod_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_uqtod_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_sqtos_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_uqtos_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_sltos_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_ultos_aarch64, 0x10, kNegShift, sizeof kNegShift) &&
+         has(&__real_helper_vfp_sitos_aarch64, sizeof kStraightJump, kStraightJump, sizeof kStraightJump) &&
+         has(&__real_helper_vfp_uitos_aarch64, sizeof kStraightJump, kStraightJump, sizeof kStraightJump) &&
+         has(&__real_helper_vfp_tosqd_aarch64, 0x30, kModeRcx, sizeof kModeRcx) &&
+         has(&__real_helper_vfp_touqd_aarch64, 0x30, kModeRcx, sizeof kModeRcx) &&
+         has(&__real_helper_vfp_tosld_aarch64, 0x30, kModeRcx, sizeof kModeRcx) &&
+         has(&__real_helper_vfp_tould_aarch64, 0x30, kModeRcx, sizeof kModeRcx) &&
+         has(&__real_helper_vfp_tosqs_aarch64, 0x30, kModeRdx, sizeof kModeRdx) &&
+         has(&__real_helper_vfp_touqs_aarch64, 0x30, kModeRdx, sizeof kModeRdx) &&
+         has(&__real_helper_vfp_tosls_aarch64, 0x30, kModeRdx, sizeof kModeRdx) &&
+         has(&__real_helper_vfp_touls_aarch64, 0x30, kModeRdx, sizeof kModeRdx) &&
+         has(&__real_helper_vfp_fcvtds_aarch64, 0x10, kEnvStatus, sizeof kEnvStatus) &&
+         has(&__real_helper_vfp_fcvtsd_aarch64, 0x10, kEnvStatus, sizeof kEnvStatus);
+}
+
 // Set by prepare_fp_fast before the first translation; read by every operation.
 std::atomic<bool> g_enabled{false};
-std::atomic<bool> g_fma_enabled{false};  // and the host has FMA3
+std::atomic<bool> g_fma_enabled{false};   // and the host has FMA3
+std::atomic<bool> g_conv_enabled{false};  // and the conversion helpers are as above
 
 // The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
 // float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
@@ -242,6 +313,60 @@ bool muladd_fast(Bits a, Bits b, Bits c, const void* st, Bits* r) {
   return safe_result(*r);
 }
 
+// softfloat's FloatRoundMode (include/fpu/softfloat-types.h), byte 1 of float_status; its inexact flag.
+constexpr int8_t kRoundNearestEven = 0;
+constexpr int8_t kRoundToZero = 3;
+constexpr uint8_t kFlagInexact = 0x20;
+
+int8_t rounding_mode(const void* st) {
+  int8_t mode;
+  std::memcpy(&mode, static_cast<const char*>(st) + kRoundingOffset, sizeof mode);
+  return mode;
+}
+
+void raise_inexact(void* st) {
+  static_cast<uint8_t*>(st)[2] |= kFlagInexact;  // float_exception_flags, as float_raise sets it
+}
+
+// Integer to floating point: true with *r when the host's conversion is softfloat's (see the top).
+template <typename Bits, typename Int>
+bool int_to_float(Int x, uint32_t shift, void* st, Bits* r) {
+  if (shift != 0 || !g_conv_enabled.load(std::memory_order_relaxed)) return false;
+  using Unsigned = uint64_t;
+  const Unsigned mag = x < 0 ? Unsigned{0} - static_cast<Unsigned>(x) : static_cast<Unsigned>(x);
+  const bool exact =
+      mag == 0 || 64 - __builtin_clzll(mag) - __builtin_ctzll(mag) <= Format<Bits>::kFraction + 1;
+  if (!exact && rounding_mode(st) != kRoundNearestEven) return false;
+  *r = to_bits<Bits>(static_cast<typename Format<Bits>::Float>(x));
+  if (!exact) raise_inexact(st);
+  return true;
+}
+
+// Floating point (as a double: a single operand converts exactly) to an integer of [lo, hi], both
+// integral doubles. True with *r when the host's conversion is softfloat's.
+template <typename Int>
+bool float_to_int(double x, bool zero_or_normal_operand, uint32_t shift, void* st, double lo, double hi,
+                  Int* r) {
+  if (shift != 0 || !zero_or_normal_operand || !g_conv_enabled.load(std::memory_order_relaxed)) return false;
+  if (!(x >= lo && x <= hi)) return false;
+  if (x >= 9223372036854775808.0) {  // the unsigned 64-bit range's top half: integral doubles only
+    *r = static_cast<Int>(static_cast<uint64_t>(x));
+    return true;
+  }
+  const int8_t mode = rounding_mode(st);
+  int64_t i;
+  if (mode == kRoundToZero) {
+    i = _mm_cvttsd_si64(_mm_set_sd(x));
+  } else if (mode == kRoundNearestEven) {
+    i = _mm_cvtsd_si64(_mm_set_sd(x));  // MXCSR's rounding, round-to-nearest-even (checked at start)
+  } else {
+    return false;
+  }
+  *r = static_cast<Int>(i);  // within the range: lo and hi are integers
+  if (static_cast<double>(i) != x) raise_inexact(st);
+  return true;
+}
+
 }  // namespace
 
 bool prepare_fp_fast() {
@@ -249,6 +374,7 @@ bool prepare_fp_fast() {
   const bool fma = ok && muladd_layout_ok();
   g_enabled.store(ok, std::memory_order_relaxed);
   g_fma_enabled.store(fma, std::memory_order_relaxed);
+  g_conv_enabled.store(ok && conversion_layout_ok(), std::memory_order_relaxed);
   g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
   g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
@@ -256,6 +382,10 @@ bool prepare_fp_fast() {
 
 bool fp_fast_fma() {
   return g_fma_enabled.load(std::memory_order_relaxed);
+}
+
+bool fp_fast_conversions() {
+  return g_conv_enabled.load(std::memory_order_relaxed);
 }
 
 }  // namespace emu
@@ -345,6 +475,81 @@ extern "C" uint64_t __wrap_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, ui
   return muladd_wrapped<uint64_t>(a, b, c, st, __real_helper_vfp_muladdd_aarch64);
 }
 
+// Conversions. Each falls back to the original helper whenever the fast form does not apply.
+#define A64RUN_INT_TO_FP(NAME, BITS, INT)                                                    \
+  extern "C" BITS __wrap_helper_vfp_##NAME##_aarch64(uint64_t x, uint32_t shift, void* st) { \
+    BITS r;                                                                                  \
+    if (emu::int_to_float<BITS, INT>(static_cast<INT>(x), shift, st, &r)) return r;          \
+    return __real_helper_vfp_##NAME##_aarch64(x, shift, st);                                 \
+  }
+A64RUN_INT_TO_FP(sqtod, uint64_t, int64_t)
+A64RUN_INT_TO_FP(uqtod, uint64_t, uint64_t)
+A64RUN_INT_TO_FP(sqtos, uint32_t, int64_t)
+A64RUN_INT_TO_FP(uqtos, uint32_t, uint64_t)
+#undef A64RUN_INT_TO_FP
+
+// 32-bit integers to single precision (vector SCVTF/UCVTF of 32-bit elements), with a shift and without.
+extern "C" uint32_t __wrap_helper_vfp_sltos_aarch64(uint32_t x, uint32_t shift, void* st) {
+  uint32_t r;
+  if (emu::int_to_float<uint32_t, int32_t>(static_cast<int32_t>(x), shift, st, &r)) return r;
+  return __real_helper_vfp_sltos_aarch64(x, shift, st);
+}
+extern "C" uint32_t __wrap_helper_vfp_ultos_aarch64(uint32_t x, uint32_t shift, void* st) {
+  uint32_t r;
+  if (emu::int_to_float<uint32_t, uint32_t>(x, shift, st, &r)) return r;
+  return __real_helper_vfp_ultos_aarch64(x, shift, st);
+}
+extern "C" uint32_t __wrap_helper_vfp_sitos_aarch64(uint32_t x, void* st) {
+  uint32_t r;
+  if (emu::int_to_float<uint32_t, int32_t>(static_cast<int32_t>(x), 0, st, &r)) return r;
+  return __real_helper_vfp_sitos_aarch64(x, st);
+}
+extern "C" uint32_t __wrap_helper_vfp_uitos_aarch64(uint32_t x, void* st) {
+  uint32_t r;
+  if (emu::int_to_float<uint32_t, uint32_t>(x, 0, st, &r)) return r;
+  return __real_helper_vfp_uitos_aarch64(x, st);
+}
+
+// The ranges: [-2^63, 2^63 - 1024], [0, 2^64 - 2048], [-2^31, 2^31 - 1], [0, 2^32 - 1] (the largest
+// doubles within each integer type).
+#define A64RUN_FP_TO_INT(NAME, RET, BITS, INT, LO, HI)                                           \
+  extern "C" RET __wrap_helper_vfp_##NAME##_aarch64(BITS x, uint32_t shift, void* st) {          \
+    INT r;                                                                                       \
+    if (emu::float_to_int<INT>(emu::to_float(x), emu::zero_or_normal(x), shift, st, LO, HI, &r)) \
+      return static_cast<RET>(r);                                                                \
+    return __real_helper_vfp_##NAME##_aarch64(x, shift, st);                                     \
+  }
+A64RUN_FP_TO_INT(tosqd, uint64_t, uint64_t, int64_t, -9223372036854775808.0, 9223372036854774784.0)
+A64RUN_FP_TO_INT(touqd, uint64_t, uint64_t, uint64_t, 0.0, 18446744073709549568.0)
+A64RUN_FP_TO_INT(tosld, uint32_t, uint64_t, int32_t, -2147483648.0, 2147483647.0)
+A64RUN_FP_TO_INT(tould, uint32_t, uint64_t, uint32_t, 0.0, 4294967295.0)
+A64RUN_FP_TO_INT(tosqs, uint64_t, uint32_t, int64_t, -9223372036854775808.0, 9223372036854774784.0)
+A64RUN_FP_TO_INT(touqs, uint64_t, uint32_t, uint64_t, 0.0, 18446744073709549568.0)
+A64RUN_FP_TO_INT(tosls, uint32_t, uint32_t, int32_t, -2147483648.0, 2147483647.0)
+A64RUN_FP_TO_INT(touls, uint32_t, uint32_t, uint32_t, 0.0, 4294967295.0)
+#undef A64RUN_FP_TO_INT
+
+// FCVT Dd, Sn: exact for a zero or normal operand (no flag, FZ and DN make no difference).
+extern "C" uint64_t __wrap_helper_vfp_fcvtds_aarch64(uint32_t x, void* env) {
+  if (emu::zero_or_normal(x) && emu::g_conv_enabled.load(std::memory_order_relaxed))
+    return emu::to_bits<uint64_t>(static_cast<double>(emu::to_float(x)));
+  return __real_helper_vfp_fcvtds_aarch64(x, env);
+}
+
+// FCVT Sd, Dn: the plain path (round-to-nearest-even, inexact already raised, no input flushing) with a
+// roomy result; or, in any mode, a zero or normal operand that converts exactly to a zero or a result larger
+// than the smallest normal.
+extern "C" uint32_t __wrap_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env) {
+  if (emu::g_conv_enabled.load(std::memory_order_relaxed)) {
+    const auto r = emu::to_bits<uint32_t>(static_cast<float>(emu::to_float(x)));
+    if (emu::plain_mode(static_cast<char*>(env) + emu::kEnvFpStatus) && emu::roomy(r)) return r;
+    if (emu::zero_or_normal(x) && static_cast<double>(emu::to_float(r)) == emu::to_float(x) &&
+        (emu::safe_result(r) || emu::magnitude(r) == 0))
+      return r;
+  }
+  return __real_helper_vfp_fcvtsd_aarch64(x, env);
+}
+
 #else
 
 namespace emu {
@@ -352,6 +557,9 @@ bool prepare_fp_fast() {
   return false;  // Unicorn linked as a shared library: nothing to wrap
 }
 bool fp_fast_fma() {
+  return false;
+}
+bool fp_fast_conversions() {
   return false;
 }
 }  // namespace emu

@@ -13,4 +13,7 @@ bool prepare_fp_fast();
 // True when the fused multiply-add takes the host's FMA3 too (the fast path is on and the host has it).
 bool fp_fast_fma();
 
+// True when the conversions (FCVT, SCVTF, UCVTF, FCVTZS, FCVTZU, FCVTNS, FCVTNU) take the host FPU too.
+bool fp_fast_conversions();
+
 }  // namespace emu

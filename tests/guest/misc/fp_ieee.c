@@ -1,5 +1,6 @@
-// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT and the fused multiply-adds (FMADD, FMSUB, FNMADD, FNMSUB, and
-// vector FMLA) against Arm's rules, bit for bit, result and FPSR: every
+// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT, the fused multiply-adds (FMADD, FMSUB, FNMADD, FNMSUB, and
+// vector FMLA) and the conversions (FCVTZS, FCVTZU, FCVTNS, SCVTF, UCVTF, FCVT) against Arm's rules, bit for
+// bit, result and FPSR: every
 // rounding mode, FPCR.FZ and FPCR.DN, NaN propagation (a signalling NaN first, then the first operand's NaN,
 // quietened; the default NaN for an invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC,
 // IDC), starting from a clear FPSR and from one with IXC already set (the case a host-FPU fast path takes).
@@ -255,6 +256,118 @@ static void test_fmla_vector(void) {
   CHECK_EQ(fpsr, kUFC | kIXC);
 }
 
+// One conversion from `in` (a general or FP register's bits) under FPCR `fpcr`; FPSR in and out.
+#define FP_CONVERT(NAME, INSN, OUT_CONSTRAINT, IN_CONSTRAINT)                                          \
+  static uint64_t NAME(uint64_t in, uint64_t fpcr, uint64_t* fpsr) {                                   \
+    uint64_t out = 0, s = *fpsr;                                                                       \
+    __asm__ volatile("msr fpcr, %[c]\n\tmsr fpsr, %[s]\n\t" INSN "\n\tmrs %[s], fpsr\n\tmsr fpcr, xzr" \
+                     : [o] OUT_CONSTRAINT(out), [s] "+r"(s)                                            \
+                     : [i] IN_CONSTRAINT(in), [c] "r"(fpcr));                                          \
+    *fpsr = s;                                                                                         \
+    return out;                                                                                        \
+  }
+FP_CONVERT(fcvtzs_xd, "fcvtzs %x[o], %d[i]", "=r", "w")
+FP_CONVERT(fcvtzu_xd, "fcvtzu %x[o], %d[i]", "=r", "w")
+FP_CONVERT(fcvtzs_wd, "fcvtzs %w[o], %d[i]", "=r", "w")
+FP_CONVERT(fcvtzu_ws, "fcvtzu %w[o], %s[i]", "=r", "w")
+FP_CONVERT(fcvtns_xd, "fcvtns %x[o], %d[i]", "=r", "w")
+FP_CONVERT(fcvtas_xd, "fcvtas %x[o], %d[i]", "=r", "w")
+FP_CONVERT(scvtf_dx, "scvtf %d[o], %x[i]", "=w", "r")
+FP_CONVERT(ucvtf_sx, "ucvtf %s[o], %x[i]", "=w", "r")
+FP_CONVERT(scvtf_sw, "scvtf %s[o], %w[i]", "=w", "r")
+FP_CONVERT(fcvt_sd, "fcvt %s[o], %d[i]", "=w", "w")
+FP_CONVERT(fcvt_ds, "fcvt %d[o], %s[i]", "=w", "w")
+
+struct case_conv {
+  uint64_t (*op)(uint64_t, uint64_t, uint64_t*);
+  uint64_t in;
+  uint32_t fpcr, fpsr_in;
+  uint64_t want;
+  uint32_t want_fpsr;
+  int line;
+};
+
+#define D_2_5 0x4004000000000000ull    // 2.5
+#define D_M2_5 0xc004000000000000ull   // -2.5
+#define D_2P63 0x43e0000000000000ull   // 2^63
+#define D_M2P63 0xc3e0000000000000ull  // -2^63
+#define D_2P31 0x41e0000000000000ull   // 2^31
+#define S_2P32 0x4f800000ull           // 2^32 as a single
+#define D_0_1 0x3fb999999999999aull    // 0.1
+#define S_0_1 0x3dcccccdull            // 0.1f
+
+static const struct case_conv kConversions[] = {
+    // To an integer: truncation or ties to even, IXC when inexact, saturation with IOC, NaN to 0 with IOC.
+    {fcvtzs_xd, D_2_5, kRN, 0, 2, kIXC, __LINE__},
+    {fcvtzs_xd, D_M2_5, kRN, kIXC, (uint64_t)-2, kIXC, __LINE__},
+    {fcvtzs_xd, 0x4008000000000000ull, kRN, 0, 3, 0, __LINE__},  // 3.0: exact, no flag
+    {fcvtzs_xd, D_M2P63, kRN, 0, 0x8000000000000000ull, 0, __LINE__},
+    {fcvtzs_xd, D_2P63, kRN, kIXC, 0x7fffffffffffffffull, kIXC | kIOC, __LINE__},
+    {fcvtzs_xd, 0x7ff8000000000000ull, kRN, 0, 0, kIOC, __LINE__},
+    {fcvtzs_xd, 0x8000000000000000ull, kRN, 0, 0, 0, __LINE__},  // -0.0
+    {fcvtzs_xd, 1, kRN, 0, 0, kIXC, __LINE__},                   // a denormal: 0, inexact
+    {fcvtzs_xd, 1, kFZ, 0, 0, kIDC, __LINE__},                   // flushed: 0, input denormal
+    {fcvtzu_xd, D_2P63, kRN, 0, 0x8000000000000000ull, 0, __LINE__},
+    {fcvtzu_xd, D_M2_5, kRN, 0, 0, kIOC, __LINE__},
+    {fcvtzu_xd, 0xbfe0000000000000ull, kRN, 0, 0, kIXC, __LINE__},  // -0.5: 0, inexact only
+    {fcvtzs_wd, D_2P31, kRN, 0, 0x7fffffff, kIOC, __LINE__},
+    {fcvtzs_wd, 0x41dfffffffe00000ull, kRN, 0, 0x7fffffff, kIXC, __LINE__},  // 2^31 - 0.5
+    {fcvtzs_wd, D_M2_5, kRN, 0, 0xfffffffe, kIXC, __LINE__},
+    {fcvtzu_ws, S_2P32, kRN, 0, 0xffffffff, kIOC, __LINE__},
+    {fcvtzu_ws, 0x4f7fffffull, kRN, 0, 0xffffff00, 0, __LINE__},  // the largest single below 2^32
+    {fcvtns_xd, D_2_5, kRN, 0, 2, kIXC, __LINE__},
+    {fcvtns_xd, 0x400c000000000000ull, kRN, kIXC, 4, kIXC, __LINE__},  // 3.5: ties to even
+    {fcvtas_xd, D_2_5, kRN, 0, 3, kIXC, __LINE__},                     // ties away from zero
+    // From an integer: exact up to the significand's width, then rounded by FPCR's mode with IXC.
+    {scvtf_dx, (1ull << 53) + 1, kRN, 0, 0x4340000000000000ull, kIXC, __LINE__},
+    {scvtf_dx, (1ull << 53) + 1, kRP, 0, 0x4340000000000001ull, kIXC, __LINE__},
+    {scvtf_dx, (1ull << 53) + 2, kRN, 0, 0x4340000000000001ull, 0, __LINE__},
+    {scvtf_dx, (uint64_t)-3, kRN, kIXC, 0xc008000000000000ull, kIXC, __LINE__},
+    {scvtf_dx, 0x8000000000000000ull, kRN, 0, 0xc3e0000000000000ull, 0, __LINE__},
+    {ucvtf_sx, ~0ull, kRN, 0, 0x5f800000ull, kIXC, __LINE__},  // 2^64 - 1 rounds to 2^64
+    {ucvtf_sx, ~0ull, kRZ, 0, 0x5f7fffffull, kIXC, __LINE__},
+    {ucvtf_sx, (1ull << 24) + 1, kRN, kIXC, 0x4b800000ull, kIXC, __LINE__},
+    {scvtf_sw, 0xffffffffull, kRN, 0, 0xbf800000ull, 0, __LINE__},  // w = -1
+    // Between the formats: single to double is exact; double to single rounds, overflows, underflows.
+    {fcvt_sd, D_0_1, kRN, 0, S_0_1, kIXC, __LINE__},
+    {fcvt_sd, D_0_1, kRZ, kIXC, S_0_1 - 1, kIXC, __LINE__},
+    {fcvt_sd, 0x3ff8000000000000ull, kRN, 0, 0x3fc00000ull, 0, __LINE__},               // 1.5: exact
+    {fcvt_sd, 0x47f0000000000000ull, kRN, kIXC, 0x7f800000ull, kIXC | kOFC, __LINE__},  // 2^128
+    {fcvt_sd, 0x3690000000000000ull, kRN, kIXC, 0x00000000ull, kIXC | kUFC, __LINE__},  // 2^-150: a tie, to 0
+    {fcvt_sd, 0x36a0000000000000ull, kRN, 0, 0x00000001ull, 0, __LINE__},     // 2^-149: exact denormal
+    {fcvt_sd, 0x36a0000000000000ull, kFZ, 0, 0x00000000ull, kUFC, __LINE__},  // flushed
+    {fcvt_sd, 0x7ff0000000000001ull, kRN, 0, 0x7fc00000ull, kIOC, __LINE__},  // sNaN: quietened
+    {fcvt_ds, S_0_1, kRN, 0, 0x3fb99999a0000000ull, 0, __LINE__},
+    {fcvt_ds, 0x00000001ull, kRN, 0, 0x36a0000000000000ull, 0, __LINE__},
+    {fcvt_ds, 0x00000001ull, kFZ, 0, 0, kIDC, __LINE__},
+    {fcvt_ds, 0x7f800001ull, kRN, kIXC, 0x7ff8000020000000ull, kIXC | kIOC, __LINE__},
+};
+
+// Vector conversions, each element on its own: SCVTF of four 32-bit integers (one inexact), FCVTZS of two
+// doubles (one inexact), UCVTF of two 64-bit integers.
+static void test_vector_conversions(void) {
+  uint32_t w[4] = {1, (uint32_t)-3, (1u << 24) + 1, 0x80000000u};
+  uint64_t d[2] = {D_2_5, D_M2P63};
+  uint64_t u[2] = {~0ull, 1ull << 40};
+  uint64_t fpsr = 0;
+  __asm__ volatile(
+      "ldr q0, [%[w]]\n\tldr q1, [%[d]]\n\tldr q2, [%[u]]\n\tmsr fpsr, %[s]\n\t"
+      "scvtf v0.4s, v0.4s\n\tfcvtzs v1.2d, v1.2d\n\tucvtf v2.2d, v2.2d\n\tmrs %[s], fpsr\n\t"
+      "str q0, [%[w]]\n\tstr q1, [%[d]]\n\tstr q2, [%[u]]"
+      : [s] "+r"(fpsr)
+      : [w] "r"(w), [d] "r"(d), [u] "r"(u)
+      : "v0", "v1", "v2", "memory");
+  CHECK_EQ(w[0], 0x3f800000u);
+  CHECK_EQ(w[1], 0xc0400000u);
+  CHECK_EQ(w[2], 0x4b800000u);  // 2^24 + 1 rounds to 2^24
+  CHECK_EQ(w[3], 0xcf000000u);
+  CHECK_EQ(d[0], 2);
+  CHECK_EQ(d[1], 0x8000000000000000ull);
+  CHECK_EQ(u[0], 0x43f0000000000000ull);  // 2^64 - 1 rounds to 2^64
+  CHECK_EQ(u[1], 0x4270000000000000ull);
+  CHECK_EQ(fpsr, kIXC);
+}
+
 // Every general register and NZCV keep their values across floating-point instructions (helper calls in
 // translated code), and FCMP sets NZCV: one block loads x0-x17 and x19-x27 from in[] (x28 is left to the
 // compiler for the buffers' address), runs FP arithmetic, fused multiply-add, conversions and min/max on
@@ -328,6 +441,13 @@ int main(void) {
     if (!CHECK_EQ(r, c->want) | !CHECK_EQ(fpsr, c->want_fpsr)) NOTE("fused case at line %d", c->line);
   }
   test_fmla_vector();
+  test_vector_conversions();
+  for (size_t i = 0; i < sizeof kConversions / sizeof kConversions[0]; i++) {
+    const struct case_conv* c = &kConversions[i];
+    uint64_t fpsr = c->fpsr_in;
+    const uint64_t r = c->op(c->in, c->fpcr, &fpsr);
+    if (!CHECK_EQ(r, c->want) | !CHECK_EQ(fpsr, c->want_fpsr)) NOTE("conversion case at line %d", c->line);
+  }
   // A loop of dependent operations with IXC set, as compiled code runs them: the same bits as the table.
   uint64_t fpsr = kIXC;
   uint64_t x = ONE_D;

@@ -7,7 +7,9 @@
 // 4000 with a denormal operand and a result of any size, under the same statuses. The fused multiply-add
 // (FMADD, and FMLA's elements) on triples: the corpus's products with special addends, random triples of
 // moderate, denormal and any exponent, and addends that cancel the product to its rounding error (exact
-// zeros, tiny and denormal results).
+// zeros, tiny and denormal results). The conversions: integers at every significand boundary and the
+// integer types' ends, and floating-point values at the integer types' ends, halves and ties, under every
+// status and with fixed-point shifts 0, 1 and 33.
 #include "emu/fp_fast.h"
 
 #include <gtest/gtest.h>
@@ -47,6 +49,32 @@ uint32_t __real_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, v
 uint64_t __real_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
 uint32_t __wrap_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
 uint64_t __wrap_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
+#define A64RUN_CONV(NAME, RET, ARG)                                        \
+  RET __real_helper_vfp_##NAME##_aarch64(ARG x, uint32_t shift, void* st); \
+  RET __wrap_helper_vfp_##NAME##_aarch64(ARG x, uint32_t shift, void* st);
+A64RUN_CONV(sqtod, uint64_t, uint64_t)
+A64RUN_CONV(uqtod, uint64_t, uint64_t)
+A64RUN_CONV(sqtos, uint32_t, uint64_t)
+A64RUN_CONV(uqtos, uint32_t, uint64_t)
+A64RUN_CONV(tosqd, uint64_t, uint64_t)
+A64RUN_CONV(touqd, uint64_t, uint64_t)
+A64RUN_CONV(tosld, uint32_t, uint64_t)
+A64RUN_CONV(tould, uint32_t, uint64_t)
+A64RUN_CONV(tosqs, uint64_t, uint32_t)
+A64RUN_CONV(touqs, uint64_t, uint32_t)
+A64RUN_CONV(tosls, uint32_t, uint32_t)
+A64RUN_CONV(touls, uint32_t, uint32_t)
+A64RUN_CONV(sltos, uint32_t, uint32_t)
+A64RUN_CONV(ultos, uint32_t, uint32_t)
+#undef A64RUN_CONV
+uint32_t __real_helper_vfp_sitos_aarch64(uint32_t x, void* st);
+uint32_t __wrap_helper_vfp_sitos_aarch64(uint32_t x, void* st);
+uint32_t __real_helper_vfp_uitos_aarch64(uint32_t x, void* st);
+uint32_t __wrap_helper_vfp_uitos_aarch64(uint32_t x, void* st);
+uint64_t __real_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
+uint64_t __wrap_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
+uint32_t __real_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
+uint32_t __wrap_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
 }
 
 namespace emu {
@@ -356,6 +384,199 @@ void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
     triples.push_back({a, b, c});
   }
   EXPECT_EQ(compare_ternary<Bits>("fmadd, random", fast, real, triples, statuses()), 0);
+}
+
+// One conversion helper, fast against real, on every value under every status and shift.
+template <typename Ret, typename Arg>
+int compare_conversion(const char* name, Ret (*fast)(Arg, uint32_t, void*), Ret (*real)(Arg, uint32_t, void*),
+                       const std::vector<Arg>& values) {
+  int failures = 0;
+  for (const Status& start : statuses()) {
+    for (uint32_t shift : {0u, 1u, 33u}) {
+      for (Arg x : values) {
+        Status sf = start;
+        Status sr = start;
+        const Ret rf = fast(x, shift, &sf);
+        const Ret rr = real(x, shift, &sr);
+        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+        if (++failures <= 10)
+          ADD_FAILURE() << name << "(" << std::hex << x << ", shift " << std::dec << shift << ") under "
+                        << describe(start) << ": fast " << std::hex << rf << " flags "
+                        << int{sf.exception_flags} << ", softfloat " << rr << " flags "
+                        << int{sr.exception_flags};
+      }
+    }
+  }
+  return failures;
+}
+
+// FCVT, which takes the CPU state.
+template <typename Ret, typename Arg>
+int compare_fcvt(const char* name, Ret (*fast)(Arg, void*), Ret (*real)(Arg, void*),
+                 const std::vector<Arg>& values) {
+  int failures = 0;
+  std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
+  std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
+  for (const Status& start : statuses()) {
+    for (Arg x : values) {
+      std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
+      std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
+      const Ret rf = fast(x, env_fast.data());
+      const Ret rr = real(x, env_real.data());
+      if (rf == rr &&
+          std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
+        continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << name << "(" << std::hex << x << ") under " << describe(start) << ": fast " << rf
+                      << ", softfloat " << rr;
+    }
+  }
+  return failures;
+}
+
+// Integers: 0, +-1, each power of two and its neighbours (the significand boundaries 2^24 and 2^53 among
+// them), the types' ends, and random values of every width.
+std::vector<uint64_t> integer_corpus() {
+  std::vector<uint64_t> v = {0,
+                             1,
+                             ~uint64_t{0},
+                             0x7fffffffffffffffull,
+                             0x8000000000000000ull,
+                             0xffffffffull,
+                             0x80000000ull,
+                             0x7fffffffull};
+  for (int b = 1; b < 64; ++b) {
+    const uint64_t p = uint64_t{1} << b;
+    for (uint64_t x : {p - 1, p, p + 1, p + 2, p | (p >> 1) | 1}) {
+      v.push_back(x);
+      v.push_back(uint64_t{0} - x);
+    }
+  }
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200; ++i) v.push_back(rng() >> (rng() % 64));
+  return v;
+}
+
+// Floating-point values (as doubles) for conversion to integers: the corpus, then the integer types' ends
+// and their neighbours, halves and ties around them and around small integers, and random values of
+// moderate size.
+std::vector<double> to_integer_values() {
+  std::vector<double> v = {0.0,    -0.0,    0.5,      -0.5, 1.5,  -1.5, 2.5, -2.5, 0.49999999999999994,
+                           1e-300, -1e-300, 4.9e-324, 3.0,  -7.25};
+  for (double edge : {2147483648.0, 4294967296.0, 9223372036854775808.0, 18446744073709551616.0}) {
+    for (double e : {edge, -edge}) {
+      v.push_back(e);
+      v.push_back(std::nextafter(e, 0.0));
+      v.push_back(std::nextafter(e, 2 * e));
+      v.push_back(e - 0.5);
+      v.push_back(e + 0.5);
+      v.push_back(e - 1.0);
+      v.push_back(e - 1.5);
+    }
+  }
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<double> frac(-1.0, 1.0);
+  for (int i = 0; i < 300; ++i) v.push_back(std::ldexp(frac(rng), static_cast<int>(rng() % 70)));
+  for (uint64_t bits : corpus<uint64_t, double>(52)) {
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    v.push_back(d);
+  }
+  return v;
+}
+
+TEST(FpFastTest, ConversionsMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  EXPECT_TRUE(fp_fast_conversions());
+  const std::vector<uint64_t> ints = integer_corpus();
+  EXPECT_EQ(
+      compare_conversion("scvtf d", __wrap_helper_vfp_sqtod_aarch64, __real_helper_vfp_sqtod_aarch64, ints),
+      0);
+  EXPECT_EQ(
+      compare_conversion("ucvtf d", __wrap_helper_vfp_uqtod_aarch64, __real_helper_vfp_uqtod_aarch64, ints),
+      0);
+  EXPECT_EQ(
+      compare_conversion("scvtf s", __wrap_helper_vfp_sqtos_aarch64, __real_helper_vfp_sqtos_aarch64, ints),
+      0);
+  EXPECT_EQ(
+      compare_conversion("ucvtf s", __wrap_helper_vfp_uqtos_aarch64, __real_helper_vfp_uqtos_aarch64, ints),
+      0);
+  std::vector<uint32_t> ints32(ints.size());
+  for (size_t i = 0; i < ints.size(); ++i) ints32[i] = static_cast<uint32_t>(ints[i]);
+  EXPECT_EQ(compare_conversion("scvtf s, w", __wrap_helper_vfp_sltos_aarch64, __real_helper_vfp_sltos_aarch64,
+                               ints32),
+            0);
+  EXPECT_EQ(compare_conversion("ucvtf s, w", __wrap_helper_vfp_ultos_aarch64, __real_helper_vfp_ultos_aarch64,
+                               ints32),
+            0);
+  // The forms without a shift: the status only.
+  for (const Status& start : statuses()) {
+    for (uint32_t x : ints32) {
+      Status sf[2] = {start, start};
+      Status sr[2] = {start, start};
+      const uint32_t rf[2] = {__wrap_helper_vfp_sitos_aarch64(x, &sf[0]),
+                              __wrap_helper_vfp_uitos_aarch64(x, &sf[1])};
+      const uint32_t rr[2] = {__real_helper_vfp_sitos_aarch64(x, &sr[0]),
+                              __real_helper_vfp_uitos_aarch64(x, &sr[1])};
+      for (int i = 0; i < 2; ++i) {
+        if (rf[i] != rr[i] || std::memcmp(&sf[i], &sr[i], sizeof sf[i]) != 0)
+          ADD_FAILURE() << (i == 0 ? "sitos(" : "uitos(") << std::hex << x << ") under " << describe(start)
+                        << ": fast " << rf[i] << ", softfloat " << rr[i];
+      }
+    }
+  }
+  std::vector<uint64_t> doubles;
+  std::vector<uint32_t> singles;
+  for (double d : to_integer_values()) {
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    doubles.push_back(b);
+    const auto f = static_cast<float>(d);
+    uint32_t fb;
+    std::memcpy(&fb, &f, sizeof fb);
+    singles.push_back(fb);
+  }
+  for (uint32_t b : corpus<uint32_t, float>(23)) singles.push_back(b);
+  EXPECT_EQ(compare_conversion("fcvtzs x, d", __wrap_helper_vfp_tosqd_aarch64,
+                               __real_helper_vfp_tosqd_aarch64, doubles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzu x, d", __wrap_helper_vfp_touqd_aarch64,
+                               __real_helper_vfp_touqd_aarch64, doubles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzs w, d", __wrap_helper_vfp_tosld_aarch64,
+                               __real_helper_vfp_tosld_aarch64, doubles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzu w, d", __wrap_helper_vfp_tould_aarch64,
+                               __real_helper_vfp_tould_aarch64, doubles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzs x, s", __wrap_helper_vfp_tosqs_aarch64,
+                               __real_helper_vfp_tosqs_aarch64, singles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzu x, s", __wrap_helper_vfp_touqs_aarch64,
+                               __real_helper_vfp_touqs_aarch64, singles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzs w, s", __wrap_helper_vfp_tosls_aarch64,
+                               __real_helper_vfp_tosls_aarch64, singles),
+            0);
+  EXPECT_EQ(compare_conversion("fcvtzu w, s", __wrap_helper_vfp_touls_aarch64,
+                               __real_helper_vfp_touls_aarch64, singles),
+            0);
+  EXPECT_EQ(
+      compare_fcvt("fcvt d, s", __wrap_helper_vfp_fcvtds_aarch64, __real_helper_vfp_fcvtds_aarch64, singles),
+      0);
+  std::vector<uint64_t> narrowing = doubles;
+  for (uint32_t b : singles) {  // doubles that convert to single exactly, denormal singles among them
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    const double d = f;
+    uint64_t db;
+    std::memcpy(&db, &d, sizeof db);
+    narrowing.push_back(db);
+    narrowing.push_back(db + 1);
+  }
+  EXPECT_EQ(compare_fcvt("fcvt s, d", __wrap_helper_vfp_fcvtsd_aarch64, __real_helper_vfp_fcvtsd_aarch64,
+                         narrowing),
+            0);
 }
 
 TEST(FpFastTest, ThisBuildTakesTheFastPath) {

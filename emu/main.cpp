@@ -16,6 +16,7 @@
 #include "emu/binfmt.h"
 #include "emu/config.h"
 #include "emu/loader.h"
+#include "emu/sysroot.h"
 #include "emu/task.h"
 #include "emu/version.h"
 #include "gdb/hooks.h"
@@ -103,15 +104,18 @@ void unset_env(std::vector<std::string>& env, const std::string& name) {
   });
 }
 
-// Looks a bare program name up in PATH, as a shell would; paths with a slash are used as given.
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
+// The host path of the program named on the command line, by the sysroot rule (docs/sysroot.md), as a
+// guest's execve of the same name would find it: an absolute path is the tree's when the tree has it (so
+// `a64run -L ROOT /usr/bin/python3` runs ROOT's), a relative one the host's; a bare name is looked up in
+// PATH as a shell would, each candidate by the same rule. Without a sysroot, the name as given.
+std::string find_program(const std::string& name, const emu::Sysroot& root) {
+  if (name.find('/') != std::string::npos) return root.host_path(name);
   const char* path = getenv("PATH");
   std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     const size_t end = std::min(dirs.find(':', start), dirs.size());
-    std::string cand = (end > start ? dirs.substr(start, end - start) : ".") + "/" + name;
+    std::string cand = root.host_path((end > start ? dirs.substr(start, end - start) : ".") + "/" + name);
     if (::access(cand.c_str(), F_OK) == 0) return cand;
     start = end + 1;
   }
@@ -262,7 +266,7 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
     return 2;
   }
   default_sysroot(opts);
-  opts->program = find_program(argv[i]);
+  opts->program = find_program(argv[i], emu::Sysroot(opts->sysroot));
   for (int j = i; j < argc; ++j) opts->argv.emplace_back(argv[j]);
   if (!argv0.empty()) opts->argv[0] = argv0;
   return -1;

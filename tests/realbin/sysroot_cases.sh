@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Owns the real-binaries lane's sysroot cases: the tree's bash, run by a64run
+# Owns the real-binaries lane's sysroot cases: a64run runs the tree's python3
+# named on its command line; the tree's bash, run by a64run
 # with the tree as sysroot (-L), finds the tree's python3 on its PATH, runs a
 # #!/usr/bin/python3 script, changes into a directory of the tree, lists the
 # host's /tmp, looks up users in /etc/passwd and unpacks a tar archive with its
@@ -88,6 +89,23 @@ c_shebang() {
 (3, 13) /usr/bin/python3.13 two"
 }
 reg shebang c_shebang
+
+# The program named on a64run's own command line follows the rule as a guest's
+# execve does: /usr/bin/python3 is the tree's (a link to python3.13) though the
+# host has one, and so is the python3 a bare name finds on PATH.
+c_command_line() {
+  local rc=0 code='import os, sys; print(os.readlink("/proc/self/exe"), sys.prefix)'
+  { env -i PATH=/usr/bin:/bin HOME=/ LC_ALL=C.UTF-8 timeout -k 5 "$TMO" "$A64RUN" -L "$ROOTFS" /usr/bin/python3 -c "$code" &&
+    env -i PATH=/usr/bin:/bin HOME=/ LC_ALL=C.UTF-8 timeout -k 5 "$TMO" "$A64RUN" -L "$ROOTFS" python3 -c "$code"; } \
+    >"$O/got" 2>"$O/err" || rc=$?
+  if ((rc != 0)); then
+    why "exit status $rc; stderr: '$(tail -c 300 "$O/err" | tr '\n' '|')'"
+    return 1
+  fi
+  expect "/usr/bin/python3.13 /usr
+/usr/bin/python3.13 /usr"
+}
+reg command-line c_command_line
 
 # The working directory inside the tree reads as the guest's path (bash's
 # builtin, coreutils' pwd -P, Python's os.getcwd, /proc/self/cwd), and

@@ -43,6 +43,10 @@
 //     or overflow (invalid), no denormal (IDC under FZ); inexact raised when the operand was not integral;
 //   - single to double: a zero or normal operand (exact, no flag); double to single: the plain path's status
 //     and a roomy result, or an exact, normal result in any mode.
+// FMAX, FMIN, FMAXNM and FMINNM of operands that are zeros, normals or infinities are a compare (no flag; of
+// two zeros, max gives +0 and min -0 unless both have the sign). FRINTN/M/P/Z/A/I/X of such an operand is
+// SSE4.1's ROUNDSD/ROUNDSS in the mode (ties-away from the truncation), FRINTX raising inexact when the
+// value changed; round-to-odd, NaNs and denormals keep softfloat.
 // tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
 // with FZ and DN on and off.
 #include "emu/fp_fast.h"
@@ -88,6 +92,18 @@ uint32_t __real_helper_vfp_ultos_aarch64(uint32_t x, uint32_t shift, void* st);
 uint32_t __real_helper_vfp_sitos_aarch64(uint32_t x, void* st);
 uint32_t __real_helper_vfp_uitos_aarch64(uint32_t x, void* st);
 uint64_t __real_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
+uint32_t __real_helper_vfp_maxs_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_maxd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_mins_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_mind_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_maxnums_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_maxnumd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_vfp_minnums_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_minnumd_aarch64(uint64_t a, uint64_t b, void* st);
+uint32_t __real_helper_rints_aarch64(uint32_t x, void* st);
+uint64_t __real_helper_rintd_aarch64(uint64_t x, void* st);
+uint32_t __real_helper_rints_exact_aarch64(uint32_t x, void* st);
+uint64_t __real_helper_rintd_exact_aarch64(uint64_t x, void* st);
 uint32_t __real_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
 }
 
@@ -229,10 +245,36 @@ bool conversion_layout_ok() {
          has(&__real_helper_vfp_fcvtsd_aarch64, 0x10, kEnvStatus, sizeof kEnvStatus);
 }
 
+// The min/max helpers and FRINTX's pass their arguments straight to softfloat (endbr64; jmp); the other
+// FRINT helper reads the flags from its second argument (movzbl 0x2(%rsi),%ebp) to keep inexact out. The
+// rounding takes SSE4.1.
+bool minmax_round_layout_ok() {
+  static const unsigned char kStraightJump[] = {0xf3, 0x0f, 0x1e, 0xfa, 0xe9};
+  static const unsigned char kFlags[] = {0x0f, 0xb6, 0x6e, 0x02};
+  const auto has = [](auto fn, size_t span, const unsigned char* want, size_t n) {
+    const auto* code = reinterpret_cast<const unsigned char*>(fn);
+    for (size_t i = 0; i + n <= span; ++i) {
+      if (std::memcmp(code + i, want, n) == 0) return true;
+    }
+    return false;
+  };
+  const auto straight = [&](auto fn) {
+    return has(fn, sizeof kStraightJump, kStraightJump, sizeof kStraightJump);
+  };
+  return straight(&__real_helper_vfp_maxs_aarch64) && straight(&__real_helper_vfp_maxd_aarch64) &&
+         straight(&__real_helper_vfp_mins_aarch64) && straight(&__real_helper_vfp_mind_aarch64) &&
+         straight(&__real_helper_vfp_maxnums_aarch64) && straight(&__real_helper_vfp_maxnumd_aarch64) &&
+         straight(&__real_helper_vfp_minnums_aarch64) && straight(&__real_helper_vfp_minnumd_aarch64) &&
+         straight(&__real_helper_rints_exact_aarch64) && straight(&__real_helper_rintd_exact_aarch64) &&
+         has(&__real_helper_rints_aarch64, 0x20, kFlags, sizeof kFlags) &&
+         has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && __builtin_cpu_supports("sse4.1");
+}
+
 // Set by prepare_fp_fast before the first translation; read by every operation.
 std::atomic<bool> g_enabled{false};
-std::atomic<bool> g_fma_enabled{false};   // and the host has FMA3
-std::atomic<bool> g_conv_enabled{false};  // and the conversion helpers are as above
+std::atomic<bool> g_fma_enabled{false};           // and the host has FMA3
+std::atomic<bool> g_conv_enabled{false};          // and the conversion helpers are as above
+std::atomic<bool> g_minmax_round_enabled{false};  // and the min/max and FRINT helpers, and SSE4.1
 
 // The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
 // float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
@@ -367,6 +409,93 @@ bool float_to_int(double x, bool zero_or_normal_operand, uint32_t shift, void* s
   return true;
 }
 
+// A zero, a normal number or an infinity: no NaN, no denormal.
+template <typename Bits>
+constexpr bool ordinary(Bits x) {
+  return zero_or_normal(x) || magnitude(x) == (Bits{Format<Bits>::kExpMax} << Format<Bits>::kFraction);
+}
+
+template <typename Bits>
+bool max_fast(Bits a, Bits b, Bits* r) {
+  if (!ordinary(a) || !ordinary(b) || !g_minmax_round_enabled.load(std::memory_order_relaxed)) return false;
+  const auto fa = to_float(a);
+  const auto fb = to_float(b);
+  *r = fa > fb ? a : fb > fa ? b : static_cast<Bits>(a & b);  // equal: the same bits, or +0 of two zeros
+  return true;
+}
+
+template <typename Bits>
+bool min_fast(Bits a, Bits b, Bits* r) {
+  if (!ordinary(a) || !ordinary(b) || !g_minmax_round_enabled.load(std::memory_order_relaxed)) return false;
+  const auto fa = to_float(a);
+  const auto fb = to_float(b);
+  *r = fa < fb ? a : fb < fa ? b : static_cast<Bits>(a | b);  // equal: the same bits, or -0 of two zeros
+  return true;
+}
+
+// x rounded to an integral value in softfloat's mode `mode` (SSE4.1, no exception); false for round-to-odd.
+__attribute__((target("sse4.1"))) bool round_integral(double x, int8_t mode, double* r) {
+  const __m128d v = _mm_set_sd(x);
+  switch (mode) {
+    case 0:
+      *r = _mm_cvtsd_f64(_mm_round_sd(v, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      return true;
+    case 1:
+      *r = _mm_cvtsd_f64(_mm_round_sd(v, v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+      return true;
+    case 2:
+      *r = _mm_cvtsd_f64(_mm_round_sd(v, v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+      return true;
+    case 3:
+      *r = _mm_cvtsd_f64(_mm_round_sd(v, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      return true;
+    case 4: {  // ties away from zero: the truncation, one further when the dropped part is at least a half
+      double t = _mm_cvtsd_f64(_mm_round_sd(v, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      if (std::fabs(x - t) >= 0.5) t += std::copysign(1.0, x);  // exact: |t| < 2^52 when x is not integral
+      *r = t;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+__attribute__((target("sse4.1"))) bool round_integral(float x, int8_t mode, float* r) {
+  const __m128 v = _mm_set_ss(x);
+  switch (mode) {
+    case 0:
+      *r = _mm_cvtss_f32(_mm_round_ss(v, v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      return true;
+    case 1:
+      *r = _mm_cvtss_f32(_mm_round_ss(v, v, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+      return true;
+    case 2:
+      *r = _mm_cvtss_f32(_mm_round_ss(v, v, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC));
+      return true;
+    case 3:
+      *r = _mm_cvtss_f32(_mm_round_ss(v, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      return true;
+    case 4: {
+      float t = _mm_cvtss_f32(_mm_round_ss(v, v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      if (std::fabs(x - t) >= 0.5f) t += std::copysign(1.0f, x);  // exact: |t| < 2^23 when x is not integral
+      *r = t;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// FRINT*: x rounded in the status's mode; with `exact` (FRINTX), inexact raised when the value changed.
+template <typename Bits>
+bool rint_fast(Bits x, void* st, bool exact, Bits* r) {
+  if (!ordinary(x) || !g_minmax_round_enabled.load(std::memory_order_relaxed)) return false;
+  typename Format<Bits>::Float rounded;
+  if (!round_integral(to_float(x), rounding_mode(st), &rounded)) return false;
+  *r = to_bits<Bits>(rounded);
+  if (exact && *r != x) raise_inexact(st);
+  return true;
+}
+
 }  // namespace
 
 bool prepare_fp_fast() {
@@ -375,6 +504,7 @@ bool prepare_fp_fast() {
   g_enabled.store(ok, std::memory_order_relaxed);
   g_fma_enabled.store(fma, std::memory_order_relaxed);
   g_conv_enabled.store(ok && conversion_layout_ok(), std::memory_order_relaxed);
+  g_minmax_round_enabled.store(ok && minmax_round_layout_ok(), std::memory_order_relaxed);
   g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
   g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
@@ -386,6 +516,10 @@ bool fp_fast_fma() {
 
 bool fp_fast_conversions() {
   return g_conv_enabled.load(std::memory_order_relaxed);
+}
+
+bool fp_fast_minmax_round() {
+  return g_minmax_round_enabled.load(std::memory_order_relaxed);
 }
 
 }  // namespace emu
@@ -550,6 +684,35 @@ extern "C" uint32_t __wrap_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env) {
   return __real_helper_vfp_fcvtsd_aarch64(x, env);
 }
 
+// FMAX, FMIN, FMAXNM, FMINNM (no NaN operand: the NM forms are the plain ones then) and FRINT*.
+#define A64RUN_MINMAX(NAME, OP, BITS)                                            \
+  extern "C" BITS __wrap_helper_vfp_##NAME##_aarch64(BITS a, BITS b, void* st) { \
+    BITS r;                                                                      \
+    if (emu::OP##_fast<BITS>(a, b, &r)) return r;                                \
+    return __real_helper_vfp_##NAME##_aarch64(a, b, st);                         \
+  }
+A64RUN_MINMAX(maxs, max, uint32_t)
+A64RUN_MINMAX(maxd, max, uint64_t)
+A64RUN_MINMAX(mins, min, uint32_t)
+A64RUN_MINMAX(mind, min, uint64_t)
+A64RUN_MINMAX(maxnums, max, uint32_t)
+A64RUN_MINMAX(maxnumd, max, uint64_t)
+A64RUN_MINMAX(minnums, min, uint32_t)
+A64RUN_MINMAX(minnumd, min, uint64_t)
+#undef A64RUN_MINMAX
+
+#define A64RUN_RINT(NAME, BITS, EXACT)                               \
+  extern "C" BITS __wrap_helper_##NAME##_aarch64(BITS x, void* st) { \
+    BITS r;                                                          \
+    if (emu::rint_fast<BITS>(x, st, EXACT, &r)) return r;            \
+    return __real_helper_##NAME##_aarch64(x, st);                    \
+  }
+A64RUN_RINT(rints, uint32_t, false)
+A64RUN_RINT(rintd, uint64_t, false)
+A64RUN_RINT(rints_exact, uint32_t, true)
+A64RUN_RINT(rintd_exact, uint64_t, true)
+#undef A64RUN_RINT
+
 #else
 
 namespace emu {
@@ -560,6 +723,9 @@ bool fp_fast_fma() {
   return false;
 }
 bool fp_fast_conversions() {
+  return false;
+}
+bool fp_fast_minmax_round() {
   return false;
 }
 }  // namespace emu

@@ -16,4 +16,7 @@ bool fp_fast_fma();
 // True when the conversions (FCVT, SCVTF, UCVTF, FCVTZS, FCVTZU, FCVTNS, FCVTNU) take the host FPU too.
 bool fp_fast_conversions();
 
+// True when FMAX/FMIN/FMAXNM/FMINNM and FRINT* take the host FPU too (SSE4.1 for the rounding).
+bool fp_fast_minmax_round();
+
 }  // namespace emu

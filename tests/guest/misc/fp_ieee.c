@@ -1,9 +1,9 @@
-// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT, the fused multiply-adds (FMADD, FMSUB, FNMADD, FNMSUB, and
-// vector FMLA) and the conversions (FCVTZS, FCVTZU, FCVTNS, SCVTF, UCVTF, FCVT) against Arm's rules, bit for
-// bit, result and FPSR: every
-// rounding mode, FPCR.FZ and FPCR.DN, NaN propagation (a signalling NaN first, then the first operand's NaN,
-// quietened; the default NaN for an invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC,
-// IDC), starting from a clear FPSR and from one with IXC already set (the case a host-FPU fast path takes).
+// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT, FMAX/FMIN/FMAXNM/FMINNM, FRINT*, the fused multiply-adds
+// (FMADD, FMSUB, FNMADD, FNMSUB, and vector FMLA) and the conversions (FCVTZS, FCVTZU, FCVTNS, SCVTF, UCVTF,
+// FCVT) against Arm's rules, bit for bit, result and FPSR: every rounding mode, FPCR.FZ and FPCR.DN, NaN
+// propagation (a signalling NaN first, then the first operand's NaN, quietened; the default NaN for an
+// invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC, IDC), starting from a clear FPSR and
+// from one with IXC already set (the case a host-FPU fast path takes).
 #include <stdint.h>
 #include <string.h>
 
@@ -72,6 +72,18 @@ FP_BINARY(fsub_d, "fsub", uint64_t, double, "d")
 FP_BINARY(fmul_d, "fmul", uint64_t, double, "d")
 FP_BINARY(fdiv_d, "fdiv", uint64_t, double, "d")
 FP_UNARY(fsqrt_d, "fsqrt", uint64_t, double, "d")
+FP_BINARY(fmax_d, "fmax", uint64_t, double, "d")
+FP_BINARY(fmin_d, "fmin", uint64_t, double, "d")
+FP_BINARY(fmaxnm_d, "fmaxnm", uint64_t, double, "d")
+FP_BINARY(fminnm_s, "fminnm", uint32_t, float, "s")
+FP_UNARY(frinta_d, "frinta", uint64_t, double, "d")
+FP_UNARY(frintn_d, "frintn", uint64_t, double, "d")
+FP_UNARY(frintm_d, "frintm", uint64_t, double, "d")
+FP_UNARY(frintp_d, "frintp", uint64_t, double, "d")
+FP_UNARY(frintz_d, "frintz", uint64_t, double, "d")
+FP_UNARY(frintx_d, "frintx", uint64_t, double, "d")
+FP_UNARY(frinti_d, "frinti", uint64_t, double, "d")
+FP_UNARY(frinta_s, "frinta", uint32_t, float, "s")
 FP_TERNARY(fmadd_s, "fmadd", uint32_t, float, "s")
 FP_TERNARY(fmadd_d, "fmadd", uint64_t, double, "d")
 FP_TERNARY(fmsub_d, "fmsub", uint64_t, double, "d")
@@ -151,6 +163,10 @@ static const struct case_s kSingle[] = {
     {fmul_s, 0x00400000u, 0x40000000u, kFZ, 0, 0, kIDC, __LINE__},
     {fmul_s, MIN_S, 0x3f000000u, kFZ, kIXC, 0, kIXC | kUFC, __LINE__},
     {fadd_s, 0x00000001u, 0, kRN, kIXC, 0x00000001u, kIXC, __LINE__},
+    {fminnm_s, 0x7fc00000u, 0xbf800000u, kRN, 0, 0xbf800000u, 0, __LINE__},
+    {frinta_s, 0x4b7fffffu, 0, kRN, 0, 0x4b7fffffu, 0, __LINE__},  // 2^24 - 1: integral already
+    {frinta_s, 0x4affffffu, 0, kRN, 0, 0x4b000000u, 0, __LINE__},  // 2^23 - 0.5: 2^23
+    {frinta_s, 0xbf000000u, 0, kRN, 0, 0xbf800000u, 0, __LINE__},  // -0.5: -1
 };
 
 #define ONE_D 0x3ff0000000000000ull
@@ -176,6 +192,35 @@ static const struct case_d kDouble[] = {
     {fmul_d, 0x0010000000000000ull, THIRD_D, kRN, kIXC, 0x0005555555555555ull, kUFC | kIXC, __LINE__},
     {fadd_d, 1, 0, kFZ, kIXC, 0, kIXC | kIDC, __LINE__},
     {fadd_d, 1, 1, kRN, kIXC, 2, kIXC, __LINE__},
+    // Max and min: of two zeros, +0 and -0; a NaN propagates (quietened, IOC for a signalling one) except
+    // in the NM forms, which take the number over a quiet NaN.
+    {fmax_d, 0, 0x8000000000000000ull, kRN, 0, 0, 0, __LINE__},
+    {fmax_d, 0x8000000000000000ull, 0, kRN, 0, 0, 0, __LINE__},
+    {fmin_d, 0, 0x8000000000000000ull, kRN, kIXC, 0x8000000000000000ull, kIXC, __LINE__},
+    {fmax_d, ONE_D, 0x7ff0000000000000ull, kRN, 0, 0x7ff0000000000000ull, 0, __LINE__},
+    {fmin_d, 0xfff0000000000000ull, ONE_D, kRN, 0, 0xfff0000000000000ull, 0, __LINE__},
+    {fmax_d, 0x7ff8000000000001ull, ONE_D, kRN, 0, 0x7ff8000000000001ull, 0, __LINE__},
+    {fmaxnm_d, 0x7ff8000000000001ull, ONE_D, kRN, 0, ONE_D, 0, __LINE__},
+    {fmaxnm_d, 0x8000000000000000ull, 0, kRN, 0, 0, 0, __LINE__},
+    {fmin_d, 0x7ff0000000000001ull, ONE_D, kRN, 0, 0x7ff8000000000001ull, kIOC, __LINE__},
+    {fmax_d, 1, 2, kFZ, 0, 0, kIDC, __LINE__},  // denormals flushed: the max of +0 and +0 (IDC)
+    // Rounding to an integral value: the instruction's mode (FRINTI and FRINTX: FPCR's); only FRINTX raises
+    // inexact; the sign of a zero result is the operand's.
+    {frinta_d, 0x4004000000000000ull, 0, kRN, 0, 0x4008000000000000ull, 0, __LINE__},  // 2.5: 3
+    {frinta_d, 0xc004000000000000ull, 0, kRN, 0, 0xc008000000000000ull, 0, __LINE__},  // -2.5: -3
+    {frinta_d, 0xbfd999999999999aull, 0, kRN, 0, 0x8000000000000000ull, 0, __LINE__},  // -0.4: -0
+    {frinta_d, 0x432fffffffffffffull, 0, kRN, 0, 0x4330000000000000ull, 0, __LINE__},  // 2^52 - 0.5: 2^52
+    {frintn_d, 0x4004000000000000ull, 0, kRP, 0, 0x4000000000000000ull, 0, __LINE__},  // 2.5: 2
+    {frintn_d, 0x400c000000000000ull, 0, kRN, 0, 0x4010000000000000ull, 0, __LINE__},  // 3.5: 4
+    {frintm_d, 0xbfe0000000000000ull, 0, kRN, 0, 0xbff0000000000000ull, 0, __LINE__},  // -0.5: -1
+    {frintp_d, 0xbfe0000000000000ull, 0, kRN, 0, 0x8000000000000000ull, 0, __LINE__},  // -0.5: -0
+    {frintz_d, 0xbffb333333333333ull, 0, kRN, 0, 0xbff0000000000000ull, 0, __LINE__},  // -1.7: -1
+    {frintx_d, 0x4004000000000000ull, 0, kRN, 0, 0x4000000000000000ull, kIXC, __LINE__},
+    {frintx_d, 0x4008000000000000ull, 0, kRN, 0, 0x4008000000000000ull, 0, __LINE__},  // 3: exact
+    {frinti_d, 0x4004000000000000ull, 0, kRP, 0, 0x4008000000000000ull, 0, __LINE__},
+    {frinti_d, 0x4004000000000000ull, 0, kRM, 0, 0x4000000000000000ull, 0, __LINE__},
+    {frintx_d, 0x7ff0000000000001ull, 0, kRN, 0, 0x7ff8000000000001ull, kIOC, __LINE__},
+    {frintx_d, 0xfff0000000000000ull, 0, kRN, 0, 0xfff0000000000000ull, 0, __LINE__},
 };
 
 struct case_fma {

@@ -71,6 +71,26 @@ uint32_t __real_helper_vfp_sitos_aarch64(uint32_t x, void* st);
 uint32_t __wrap_helper_vfp_sitos_aarch64(uint32_t x, void* st);
 uint32_t __real_helper_vfp_uitos_aarch64(uint32_t x, void* st);
 uint32_t __wrap_helper_vfp_uitos_aarch64(uint32_t x, void* st);
+#define A64RUN_BIN(NAME, BITS)                                       \
+  BITS __real_helper_vfp_##NAME##_aarch64(BITS a, BITS b, void* st); \
+  BITS __wrap_helper_vfp_##NAME##_aarch64(BITS a, BITS b, void* st);
+A64RUN_BIN(maxs, uint32_t)
+A64RUN_BIN(maxd, uint64_t)
+A64RUN_BIN(mins, uint32_t)
+A64RUN_BIN(mind, uint64_t)
+A64RUN_BIN(maxnums, uint32_t)
+A64RUN_BIN(maxnumd, uint64_t)
+A64RUN_BIN(minnums, uint32_t)
+A64RUN_BIN(minnumd, uint64_t)
+#undef A64RUN_BIN
+#define A64RUN_RINT(NAME, BITS)                          \
+  BITS __real_helper_##NAME##_aarch64(BITS x, void* st); \
+  BITS __wrap_helper_##NAME##_aarch64(BITS x, void* st);
+A64RUN_RINT(rints, uint32_t)
+A64RUN_RINT(rintd, uint64_t)
+A64RUN_RINT(rints_exact, uint32_t)
+A64RUN_RINT(rintd_exact, uint64_t)
+#undef A64RUN_RINT
 uint64_t __real_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
 uint64_t __wrap_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
 uint32_t __real_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
@@ -576,6 +596,91 @@ TEST(FpFastTest, ConversionsMatchSoftfloat) {
   }
   EXPECT_EQ(compare_fcvt("fcvt s, d", __wrap_helper_vfp_fcvtsd_aarch64, __real_helper_vfp_fcvtsd_aarch64,
                          narrowing),
+            0);
+}
+
+// FRINT*: x under every status (the rounding mode is the status's).
+template <typename Bits>
+int compare_rint(const char* name, Bits (*fast)(Bits, void*), Bits (*real)(Bits, void*),
+                 const std::vector<Bits>& values) {
+  int failures = 0;
+  for (const Status& start : statuses()) {
+    for (Bits x : values) {
+      Status sf = start;
+      Status sr = start;
+      const Bits rf = fast(x, &sf);
+      const Bits rr = real(x, &sr);
+      if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+      if (++failures <= 10)
+        ADD_FAILURE() << name << "(" << std::hex << x << ") under " << describe(start) << ": fast " << rf
+                      << " flags " << int{sf.exception_flags} << ", softfloat " << rr << " flags "
+                      << int{sr.exception_flags};
+    }
+  }
+  return failures;
+}
+
+TEST(FpFastTest, MinMaxAndRoundingMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  EXPECT_TRUE(fp_fast_minmax_round());
+  const std::vector<uint32_t> vs = corpus<uint32_t, float>(23);
+  const std::vector<uint64_t> vd = corpus<uint64_t, double>(52);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fmax s", __wrap_helper_vfp_maxs_aarch64, __real_helper_vfp_maxs_aarch64, vs),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fmax d", __wrap_helper_vfp_maxd_aarch64, __real_helper_vfp_maxd_aarch64, vd),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint32_t>("fmin s", __wrap_helper_vfp_mins_aarch64, __real_helper_vfp_mins_aarch64, vs),
+      0);
+  EXPECT_EQ(
+      compare_binary<uint64_t>("fmin d", __wrap_helper_vfp_mind_aarch64, __real_helper_vfp_mind_aarch64, vd),
+      0);
+  EXPECT_EQ(compare_binary<uint32_t>("fmaxnm s", __wrap_helper_vfp_maxnums_aarch64,
+                                     __real_helper_vfp_maxnums_aarch64, vs),
+            0);
+  EXPECT_EQ(compare_binary<uint64_t>("fmaxnm d", __wrap_helper_vfp_maxnumd_aarch64,
+                                     __real_helper_vfp_maxnumd_aarch64, vd),
+            0);
+  EXPECT_EQ(compare_binary<uint32_t>("fminnm s", __wrap_helper_vfp_minnums_aarch64,
+                                     __real_helper_vfp_minnums_aarch64, vs),
+            0);
+  EXPECT_EQ(compare_binary<uint64_t>("fminnm d", __wrap_helper_vfp_minnumd_aarch64,
+                                     __real_helper_vfp_minnumd_aarch64, vd),
+            0);
+  // Rounding: the corpus, and values at halves and ties of every size (to_integer_values), as doubles and
+  // as singles.
+  std::vector<uint64_t> rd = vd;
+  std::vector<uint32_t> rs = vs;
+  for (double d : to_integer_values()) {
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    rd.push_back(b);
+    const auto f = static_cast<float>(d);
+    uint32_t fb;
+    std::memcpy(&fb, &f, sizeof fb);
+    rs.push_back(fb);
+  }
+  for (double d : {4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 2251799813685247.5}) {
+    uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    rd.push_back(b);
+  }
+  for (float f : {8388607.5f, -8388607.5f, 8388608.0f, 4194303.5f, 0.5f, -0.5f, 1.5f, -2.5f}) {
+    uint32_t b;
+    std::memcpy(&b, &f, sizeof b);
+    rs.push_back(b);
+  }
+  EXPECT_EQ(compare_rint<uint32_t>("frint s", __wrap_helper_rints_aarch64, __real_helper_rints_aarch64, rs),
+            0);
+  EXPECT_EQ(compare_rint<uint64_t>("frint d", __wrap_helper_rintd_aarch64, __real_helper_rintd_aarch64, rd),
+            0);
+  EXPECT_EQ(compare_rint<uint32_t>("frintx s", __wrap_helper_rints_exact_aarch64,
+                                   __real_helper_rints_exact_aarch64, rs),
+            0);
+  EXPECT_EQ(compare_rint<uint64_t>("frintx d", __wrap_helper_rintd_exact_aarch64,
+                                   __real_helper_rintd_exact_aarch64, rd),
             0);
 }
 

@@ -46,7 +46,8 @@
 // FMAX, FMIN, FMAXNM and FMINNM of operands that are zeros, normals or infinities are a compare (no flag; of
 // two zeros, max gives +0 and min -0 unless both have the sign). FRINTN/M/P/Z/A/I/X of such an operand is
 // SSE4.1's ROUNDSD/ROUNDSS in the mode (ties-away from the truncation), FRINTX raising inexact when the
-// value changed; round-to-odd, NaNs and denormals keep softfloat.
+// value changed; round-to-odd, NaNs and denormals keep softfloat. FCMP and FCMPE of such operands are a
+// host compare giving NZCV (less N, equal ZC, greater C); a NaN (unordered, IOC) keeps softfloat.
 // tests/unit/emu/fp_fast_test compares both on a generated corpus in every rounding mode,
 // with FZ and DN on and off.
 #include "emu/fp_fast.h"
@@ -100,6 +101,10 @@ uint32_t __real_helper_vfp_maxnums_aarch64(uint32_t a, uint32_t b, void* st);
 uint64_t __real_helper_vfp_maxnumd_aarch64(uint64_t a, uint64_t b, void* st);
 uint32_t __real_helper_vfp_minnums_aarch64(uint32_t a, uint32_t b, void* st);
 uint64_t __real_helper_vfp_minnumd_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __real_helper_vfp_cmps_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_cmpes_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_cmpd_a64_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __real_helper_vfp_cmped_a64_aarch64(uint64_t a, uint64_t b, void* st);
 uint32_t __real_helper_rints_aarch64(uint32_t x, void* st);
 uint64_t __real_helper_rintd_aarch64(uint64_t x, void* st);
 uint32_t __real_helper_rints_exact_aarch64(uint32_t x, void* st);
@@ -270,11 +275,44 @@ bool minmax_round_layout_ok() {
          has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && __builtin_cpu_supports("sse4.1");
 }
 
+// PSTATE's NZCV as the compare helpers return them (float_rel_to_flags in helper-a64.c).
+constexpr uint64_t kFlagsLess = 0x80000000;     // N
+constexpr uint64_t kFlagsEqual = 0x60000000;    // Z, C
+constexpr uint64_t kFlagsGreater = 0x20000000;  // C
+
+// The compare helpers map softfloat's relation to NZCV through a table (mov $0x30000000,%edx: unordered;
+// add $0x1,%eax; cmp $0x2,%eax); the table's entries are checked by asking each helper.
+bool compare_layout_ok() {
+  static const unsigned char kMap[] = {0xba, 0x00, 0x00, 0x00, 0x30, 0x83, 0xc0, 0x01, 0x83, 0xf8, 0x02};
+  const auto has_map = [](auto fn) {
+    const auto* code = reinterpret_cast<const unsigned char*>(fn);
+    for (size_t i = 0; i + sizeof kMap <= 0x20; ++i) {
+      if (std::memcmp(code + i, kMap, sizeof kMap) == 0) return true;
+    }
+    return false;
+  };
+  if (!has_map(&__real_helper_vfp_cmps_a64_aarch64) || !has_map(&__real_helper_vfp_cmpes_a64_aarch64) ||
+      !has_map(&__real_helper_vfp_cmpd_a64_aarch64) || !has_map(&__real_helper_vfp_cmped_a64_aarch64))
+    return false;
+  uint64_t status = 0;  // round-to-nearest, no flag, no flushing
+  constexpr uint64_t kOne = 0x3ff0000000000000;
+  constexpr uint64_t kTwo = 0x4000000000000000;
+  constexpr uint32_t kOneS = 0x3f800000;
+  constexpr uint32_t kTwoS = 0x40000000;
+  return __real_helper_vfp_cmpd_a64_aarch64(kOne, kTwo, &status) == kFlagsLess &&
+         __real_helper_vfp_cmped_a64_aarch64(kTwo, kTwo, &status) == kFlagsEqual &&
+         __real_helper_vfp_cmpd_a64_aarch64(kTwo, kOne, &status) == kFlagsGreater &&
+         __real_helper_vfp_cmps_a64_aarch64(kOneS, kTwoS, &status) == kFlagsLess &&
+         __real_helper_vfp_cmpes_a64_aarch64(kTwoS, kTwoS, &status) == kFlagsEqual &&
+         __real_helper_vfp_cmps_a64_aarch64(kTwoS, kOneS, &status) == kFlagsGreater && status == 0;
+}
+
 // Set by prepare_fp_fast before the first translation; read by every operation.
 std::atomic<bool> g_enabled{false};
 std::atomic<bool> g_fma_enabled{false};           // and the host has FMA3
 std::atomic<bool> g_conv_enabled{false};          // and the conversion helpers are as above
 std::atomic<bool> g_minmax_round_enabled{false};  // and the min/max and FRINT helpers, and SSE4.1
+std::atomic<bool> g_compare_enabled{false};       // and the compare helpers
 
 // The plain path's test of the whole float_status (8 bytes, little-endian): float_rounding_mode (byte 1) 0,
 // float_flag_inexact (0x20 in byte 2) set, flush_inputs_to_zero (byte 5) 0. g_plain_mask is 0 until
@@ -485,6 +523,16 @@ __attribute__((target("sse4.1"))) bool round_integral(float x, int8_t mode, floa
   }
 }
 
+// FCMP, FCMPE: NZCV of two ordered operands (no NaN: no flag, quiet or signalling compare alike).
+template <typename Bits>
+bool compare_fast(Bits a, Bits b, uint64_t* r) {
+  if (!ordinary(a) || !ordinary(b) || !g_compare_enabled.load(std::memory_order_relaxed)) return false;
+  const auto fa = to_float(a);
+  const auto fb = to_float(b);
+  *r = fa < fb ? kFlagsLess : fa == fb ? kFlagsEqual : kFlagsGreater;
+  return true;
+}
+
 // FRINT*: x rounded in the status's mode; with `exact` (FRINTX), inexact raised when the value changed.
 template <typename Bits>
 bool rint_fast(Bits x, void* st, bool exact, Bits* r) {
@@ -505,6 +553,7 @@ bool prepare_fp_fast() {
   g_fma_enabled.store(fma, std::memory_order_relaxed);
   g_conv_enabled.store(ok && conversion_layout_ok(), std::memory_order_relaxed);
   g_minmax_round_enabled.store(ok && minmax_round_layout_ok(), std::memory_order_relaxed);
+  g_compare_enabled.store(ok && compare_layout_ok(), std::memory_order_relaxed);
   g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
   g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
   return ok;
@@ -520,6 +569,10 @@ bool fp_fast_conversions() {
 
 bool fp_fast_minmax_round() {
   return g_minmax_round_enabled.load(std::memory_order_relaxed);
+}
+
+bool fp_fast_compare() {
+  return g_compare_enabled.load(std::memory_order_relaxed);
 }
 
 }  // namespace emu
@@ -701,6 +754,18 @@ A64RUN_MINMAX(minnums, min, uint32_t)
 A64RUN_MINMAX(minnumd, min, uint64_t)
 #undef A64RUN_MINMAX
 
+#define A64RUN_COMPARE(NAME, BITS)                                                       \
+  extern "C" uint64_t __wrap_helper_vfp_##NAME##_a64_aarch64(BITS a, BITS b, void* st) { \
+    uint64_t r;                                                                          \
+    if (emu::compare_fast<BITS>(a, b, &r)) return r;                                     \
+    return __real_helper_vfp_##NAME##_a64_aarch64(a, b, st);                             \
+  }
+A64RUN_COMPARE(cmps, uint32_t)
+A64RUN_COMPARE(cmpes, uint32_t)
+A64RUN_COMPARE(cmpd, uint64_t)
+A64RUN_COMPARE(cmped, uint64_t)
+#undef A64RUN_COMPARE
+
 #define A64RUN_RINT(NAME, BITS, EXACT)                               \
   extern "C" BITS __wrap_helper_##NAME##_aarch64(BITS x, void* st) { \
     BITS r;                                                          \
@@ -726,6 +791,9 @@ bool fp_fast_conversions() {
   return false;
 }
 bool fp_fast_minmax_round() {
+  return false;
+}
+bool fp_fast_compare() {
   return false;
 }
 }  // namespace emu

@@ -19,4 +19,7 @@ bool fp_fast_conversions();
 // True when FMAX/FMIN/FMAXNM/FMINNM and FRINT* take the host FPU too (SSE4.1 for the rounding).
 bool fp_fast_minmax_round();
 
+// True when FCMP/FCMPE of ordered operands take a host compare.
+bool fp_fast_compare();
+
 }  // namespace emu

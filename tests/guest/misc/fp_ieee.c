@@ -1,9 +1,9 @@
-// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT, FMAX/FMIN/FMAXNM/FMINNM, FRINT*, the fused multiply-adds
-// (FMADD, FMSUB, FNMADD, FNMSUB, and vector FMLA) and the conversions (FCVTZS, FCVTZU, FCVTNS, SCVTF, UCVTF,
-// FCVT) against Arm's rules, bit for bit, result and FPSR: every rounding mode, FPCR.FZ and FPCR.DN, NaN
-// propagation (a signalling NaN first, then the first operand's NaN, quietened; the default NaN for an
-// invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC, IDC), starting from a clear FPSR and
-// from one with IXC already set (the case a host-FPU fast path takes).
+// Tests scalar FADD, FSUB, FMUL, FDIV, FSQRT, FMAX/FMIN/FMAXNM/FMINNM, FRINT*, FCMP/FCMPE, the fused
+// multiply-adds (FMADD, FMSUB, FNMADD, FNMSUB, and vector FMLA) and the conversions (FCVTZS, FCVTZU, FCVTNS,
+// SCVTF, UCVTF, FCVT) against Arm's rules, bit for bit, result and FPSR: every rounding mode, FPCR.FZ and
+// FPCR.DN, NaN propagation (a signalling NaN first, then the first operand's NaN, quietened; the default NaN
+// for an invalid operation), and the cumulative flags (IOC, DZC, OFC, UFC, IXC, IDC), starting from a clear
+// FPSR and from one with IXC already set (the case a host-FPU fast path takes).
 #include <stdint.h>
 #include <string.h>
 
@@ -413,6 +413,55 @@ static void test_vector_conversions(void) {
   CHECK_EQ(fpsr, kIXC);
 }
 
+// FCMP and FCMPE: NZCV and FPSR for ordered pairs (signed zeros equal, infinities), and the unordered
+// result of a NaN, IOC for a signalling NaN (FCMP) or any NaN (FCMPE).
+#define FP_COMPARE(NAME, INSN, FLOAT, REG)                           \
+  static uint64_t NAME(uint64_t a, uint64_t b, uint64_t* fpsr) {     \
+    FLOAT fa, fb;                                                    \
+    memcpy(&fa, &a, sizeof fa);                                      \
+    memcpy(&fb, &b, sizeof fb);                                      \
+    uint64_t nzcv, s = *fpsr;                                        \
+    __asm__ volatile("msr fpsr, %[s]\n\t" INSN " %" REG "[a], %" REG \
+                     "[b]\n\tmrs %[n], nzcv\n\t"                     \
+                     "mrs %[s], fpsr"                                \
+                     : [n] "=r"(nzcv), [s] "+r"(s)                   \
+                     : [a] "w"(fa), [b] "w"(fb)                      \
+                     : "cc");                                        \
+    *fpsr = s;                                                       \
+    return nzcv;                                                     \
+  }
+FP_COMPARE(fcmp_d, "fcmp", double, "d")
+FP_COMPARE(fcmpe_d, "fcmpe", double, "d")
+FP_COMPARE(fcmp_s, "fcmp", float, "s")
+
+static void test_compares(void) {
+  static const struct {
+    uint64_t (*op)(uint64_t, uint64_t, uint64_t*);
+    uint64_t a, b, nzcv;
+    uint32_t fpsr;
+    int line;
+  } kCases[] = {
+      {fcmp_d, ONE_D, 0x4000000000000000ull, 0x80000000u, 0, __LINE__},
+      {fcmp_d, 0x4000000000000000ull, ONE_D, 0x20000000u, 0, __LINE__},
+      {fcmpe_d, ONE_D, ONE_D, 0x60000000u, 0, __LINE__},
+      {fcmp_d, 0x8000000000000000ull, 0, 0x60000000u, 0, __LINE__},
+      {fcmp_d, 0xfff0000000000000ull, ONE_D, 0x80000000u, 0, __LINE__},
+      {fcmpe_d, 0x7ff0000000000000ull, 0x7ff0000000000000ull, 0x60000000u, 0, __LINE__},
+      {fcmp_d, 0x7ff8000000000000ull, ONE_D, 0x30000000u, 0, __LINE__},
+      {fcmpe_d, 0x7ff8000000000000ull, ONE_D, 0x30000000u, kIOC, __LINE__},
+      {fcmp_d, ONE_D, 0x7ff0000000000001ull, 0x30000000u, kIOC, __LINE__},
+      {fcmp_d, 1, 0, 0x20000000u, 0, __LINE__},  // a denormal, FZ off: greater than zero
+      {fcmp_s, 0x3f800000u, 0xbf800000u, 0x20000000u, 0, __LINE__},
+      {fcmp_s, 0x80000000u, 0x00000000u, 0x60000000u, 0, __LINE__},
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    uint64_t fpsr = 0;
+    const uint64_t nzcv = kCases[i].op(kCases[i].a, kCases[i].b, &fpsr);
+    if (!CHECK_EQ(nzcv, kCases[i].nzcv) | !CHECK_EQ(fpsr, kCases[i].fpsr))
+      NOTE("compare case at line %d", kCases[i].line);
+  }
+}
+
 // Every general register and NZCV keep their values across floating-point instructions (helper calls in
 // translated code), and FCMP sets NZCV: one block loads x0-x17 and x19-x27 from in[] (x28 is left to the
 // compiler for the buffers' address), runs FP arithmetic, fused multiply-add, conversions and min/max on
@@ -487,6 +536,7 @@ int main(void) {
   }
   test_fmla_vector();
   test_vector_conversions();
+  test_compares();
   for (size_t i = 0; i < sizeof kConversions / sizeof kConversions[0]; i++) {
     const struct case_conv* c = &kConversions[i];
     uint64_t fpsr = c->fpsr_in;

@@ -91,6 +91,14 @@ A64RUN_RINT(rintd, uint64_t)
 A64RUN_RINT(rints_exact, uint32_t)
 A64RUN_RINT(rintd_exact, uint64_t)
 #undef A64RUN_RINT
+uint64_t __real_helper_vfp_cmps_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_cmps_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_cmpes_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __wrap_helper_vfp_cmpes_a64_aarch64(uint32_t a, uint32_t b, void* st);
+uint64_t __real_helper_vfp_cmpd_a64_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __wrap_helper_vfp_cmpd_a64_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __real_helper_vfp_cmped_a64_aarch64(uint64_t a, uint64_t b, void* st);
+uint64_t __wrap_helper_vfp_cmped_a64_aarch64(uint64_t a, uint64_t b, void* st);
 uint64_t __real_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
 uint64_t __wrap_helper_vfp_fcvtds_aarch64(uint32_t x, void* env);
 uint32_t __real_helper_vfp_fcvtsd_aarch64(uint64_t x, void* env);
@@ -618,6 +626,47 @@ int compare_rint(const char* name, Bits (*fast)(Bits, void*), Bits (*real)(Bits,
     }
   }
   return failures;
+}
+
+// FCMP/FCMPE: every pair of the corpus under every status, NZCV and the status after.
+template <typename Bits>
+int compare_compare(const char* name, uint64_t (*fast)(Bits, Bits, void*),
+                    uint64_t (*real)(Bits, Bits, void*), const std::vector<Bits>& values) {
+  int failures = 0;
+  for (const Status& start : statuses()) {
+    for (Bits a : values) {
+      for (Bits b : values) {
+        Status sf = start;
+        Status sr = start;
+        const uint64_t rf = fast(a, b, &sf);
+        const uint64_t rr = real(a, b, &sr);
+        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+        if (++failures <= 10)
+          ADD_FAILURE() << name << "(" << std::hex << a << ", " << b << ") under " << describe(start)
+                        << ": fast " << rf << ", softfloat " << rr;
+      }
+    }
+  }
+  return failures;
+}
+
+TEST(FpFastTest, ComparesMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  EXPECT_TRUE(fp_fast_compare());
+  const std::vector<uint32_t> vs = corpus<uint32_t, float>(23);
+  const std::vector<uint64_t> vd = corpus<uint64_t, double>(52);
+  EXPECT_EQ(compare_compare<uint32_t>("fcmp s", __wrap_helper_vfp_cmps_a64_aarch64,
+                                      __real_helper_vfp_cmps_a64_aarch64, vs),
+            0);
+  EXPECT_EQ(compare_compare<uint32_t>("fcmpe s", __wrap_helper_vfp_cmpes_a64_aarch64,
+                                      __real_helper_vfp_cmpes_a64_aarch64, vs),
+            0);
+  EXPECT_EQ(compare_compare<uint64_t>("fcmp d", __wrap_helper_vfp_cmpd_a64_aarch64,
+                                      __real_helper_vfp_cmpd_a64_aarch64, vd),
+            0);
+  EXPECT_EQ(compare_compare<uint64_t>("fcmpe d", __wrap_helper_vfp_cmped_a64_aarch64,
+                                      __real_helper_vfp_cmped_a64_aarch64, vd),
+            0);
 }
 
 TEST(FpFastTest, MinMaxAndRoundingMatchSoftfloat) {

@@ -547,15 +547,19 @@ bool rint_fast(Bits x, void* st, bool exact, Bits* r) {
 }  // namespace
 
 bool prepare_fp_fast() {
-  const bool ok = layout_ok();
-  const bool fma = ok && muladd_layout_ok();
-  g_enabled.store(ok, std::memory_order_relaxed);
-  g_fma_enabled.store(fma, std::memory_order_relaxed);
-  g_conv_enabled.store(ok && conversion_layout_ok(), std::memory_order_relaxed);
-  g_minmax_round_enabled.store(ok && minmax_round_layout_ok(), std::memory_order_relaxed);
-  g_compare_enabled.store(ok && compare_layout_ok(), std::memory_order_relaxed);
-  g_plain_mask.store(ok ? kPlainMask : 0, std::memory_order_relaxed);
-  g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
+  // The checks run once (the first vCPU); later vCPUs find the flags set.
+  static const bool ok = [] {
+    const bool base = layout_ok();
+    const bool fma = base && muladd_layout_ok();
+    g_enabled.store(base, std::memory_order_relaxed);
+    g_fma_enabled.store(fma, std::memory_order_relaxed);
+    g_conv_enabled.store(base && conversion_layout_ok(), std::memory_order_relaxed);
+    g_minmax_round_enabled.store(base && minmax_round_layout_ok(), std::memory_order_relaxed);
+    g_compare_enabled.store(base && compare_layout_ok(), std::memory_order_relaxed);
+    g_plain_mask.store(base ? kPlainMask : 0, std::memory_order_relaxed);
+    g_fma_plain_mask.store(fma ? kPlainMask : 0, std::memory_order_relaxed);
+    return base;
+  }();
   return ok;
 }
 

@@ -30,10 +30,12 @@ int64_t host_wait(Task& t, bool nohang, long nr, long a1, long a2, long a3, long
 }
 
 // A reaped child's host SIGCHLD may still be on its way to the guest (the intake thread): it is queued
-// before the call returns, as on Linux (a SIGCHLD handler that counts children sees this one).
+// before the call returns, as on Linux (a SIGCHLD handler that counts children sees this one). The host
+// kernel queues SIGCHLD before the child becomes waitable (exit_notify and do_notify_parent_cldstop, under
+// tasklist_lock), so it is then pending on the host or in the intake thread's hands, which is what
+// settle_host_signals waits out; with neither, there is nothing to wait for.
 void after_child_found(Task& t) {
-  emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-  signals::sync_host_signals();
+  signals::settle_host_signals(t);
 }
 
 }  // namespace

@@ -295,7 +295,7 @@ static void count_sigchld(int sig) {
 static void test_sigchld_before_wait_returns(void) {
   struct sigaction sa = {.sa_handler = count_sigchld}, old;
   REQUIRE_SYS(sigaction(SIGCHLD, &sa, &old));
-  for (int i = 0; i < 20; i++) {
+  for (int i = 0; i < 60; i++) {
     sigchld_count = 0;
     pid_t pid = REQUIRE_SYS(fork());
     if (pid == 0) _exit(0);

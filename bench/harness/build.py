@@ -16,7 +16,7 @@ GOARCH = {ARCH_GUEST: "arm64", ARCH_NATIVE: "amd64"}
 # -ffp-contract=off: aarch64 gcc would fuse a*b+c into fmadd and x86-64 (no FMA at -O2) would not, and
 # the floating-point checksums must match bit for bit.
 CFLAGS = ["-O2", "-g", "-std=gnu17", "-Wall", "-Wextra", "-Werror", "-pthread", "-ffp-contract=off"]
-PROBES = ["sig_latency", "eintr4", "sleep_res", "ipc", "spawn", "ret0", "hello", "kernels"]
+PROBES = ["sig_latency", "eintr4", "sleep_res", "ipc", "spawn", "ret0", "hello", "kernels", "fpops"]
 # Probes that live in workloads/ as programs of their own (self-contained: no common.h).
 WORKLOAD_PROBES = ["sigcost"]
 # Dynamic variants: artifact name -> source stem.

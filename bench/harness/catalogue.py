@@ -43,9 +43,9 @@ class Job:
         return self.timeout_quick if quick else self.timeout_full
 
 
-SIG, SLEEP, IPC, START, LIFE, COMPUTE, COMPUTE_CPU, GO = (
+SIG, SLEEP, IPC, START, LIFE, COMPUTE, COMPUTE_CPU, FP, GO = (
     "Signals", "Sleeps", "Syscalls and IPC", "Startup + teardown", "Threads and processes",
-    "Compute kernels", "Compute kernels, process CPU time", "Go runtime")
+    "Compute kernels", "Compute kernels, process CPU time", "Floating-point operations", "Go runtime")
 
 KERNELS = ["sieve", "xorshift", "qsort", "imatmul", "fib", "memcpy", "hash", "fmatmul"]
 KERNEL_QUICK_SCALE = "0.15"
@@ -87,6 +87,12 @@ FIGURES = [
     _fig("fork.exec_wait.p50", "fork + exec + wait, median", "ms", LIFE),
 ] + [_fig(f"kernel.{k}", k, "s", COMPUTE) for k in KERNELS] + [
     _fig(f"kcpu.{k}", k, "s", COMPUTE_CPU) for k in KERNELS] + [
+    _fig("fp.fmadd", "fused multiply-add chain (FMADD)", "s", FP),
+    _fig("fp.convert", "double to integer and back (FCVTZS, SCVTF)", "s", FP),
+    _fig("fp.narrow", "double to single and back (FCVT)", "s", FP),
+    _fig("fp.round", "floor and trunc (FRINTM, FRINTZ)", "s", FP),
+    _fig("fp.minmax", "fmax and fmin (FMAXNM, FMINNM)", "s", FP),
+    _fig("fp.compare", "compare and select (FCMPE, FCSEL)", "s", FP),
     _fig("go.notify.p50", "signal.Notify round trip, p50", "us", GO),
     _fig("go.notify.p99", "signal.Notify round trip, p99", "us", GO),
     _fig("go.signals_s", "signals per second with handshake", "1/s", GO, HIGHER),
@@ -115,5 +121,6 @@ def jobs():
     ]
     out += [Job(f"kernel.{k}", "kernel", "kernels", (k, "1"), (k, KERNEL_QUICK_SCALE), 90.0, 20.0)
             for k in KERNELS]
+    out.append(Job("fpops", "probe", "fpops", ("1",), ("0.2",), 90.0, 20.0))
     out.append(Job("go", "go", "gosig", ("-n", "3000", "-d", "1s"), ("-n", "500", "-d", "300ms")))
     return out

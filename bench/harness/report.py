@@ -22,7 +22,7 @@ def job_of(figure):
     if head == "kcpu":  # the kernel job's CPU time
         return "kernel." + figure.split(".", 1)[1]
     return {"syscall": "ipc", "pipe": "ipc", "futex": "ipc", "thread": "spawn", "fork": "spawn",
-            "go": "go", "stall": "stall"}.get(head, head)
+            "go": "go", "stall": "stall", "fp": "fpops"}.get(head, head)
 
 
 class Notes:

@@ -226,17 +226,20 @@ int compare_binary(const char* name, Binary<Bits> fast, Binary<Bits> real, const
   return failures;
 }
 
-template <typename Bits>
-int compare_unary(const char* name, Unary<Bits> fast, Unary<Bits> real, const std::vector<Bits>& values) {
+// A helper that takes the CPU state (FSQRT, FCVT), from `Arg` to `Ret` bits: every value under every
+// status, the same result and the same status after.
+template <typename Ret, typename Arg = Ret>
+int compare_unary(const char* name, Ret (*fast)(Arg, void*), Ret (*real)(Arg, void*),
+                  const std::vector<Arg>& values) {
   int failures = 0;
   std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
   std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
   for (const Status& start : statuses()) {
-    for (Bits a : values) {
+    for (Arg a : values) {
       std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
       std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
-      const Bits rf = fast(a, env_fast.data());
-      const Bits rr = real(a, env_real.data());
+      const Ret rf = fast(a, env_fast.data());
+      const Ret rr = real(a, env_real.data());
       if (rf == rr &&
           std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
         continue;
@@ -438,30 +441,6 @@ int compare_conversion(const char* name, Ret (*fast)(Arg, uint32_t, void*), Ret 
   return failures;
 }
 
-// FCVT, which takes the CPU state.
-template <typename Ret, typename Arg>
-int compare_fcvt(const char* name, Ret (*fast)(Arg, void*), Ret (*real)(Arg, void*),
-                 const std::vector<Arg>& values) {
-  int failures = 0;
-  std::vector<char> env_fast(kEnvFpStatus + sizeof(Status));
-  std::vector<char> env_real(kEnvFpStatus + sizeof(Status));
-  for (const Status& start : statuses()) {
-    for (Arg x : values) {
-      std::memcpy(env_fast.data() + kEnvFpStatus, &start, sizeof start);
-      std::memcpy(env_real.data() + kEnvFpStatus, &start, sizeof start);
-      const Ret rf = fast(x, env_fast.data());
-      const Ret rr = real(x, env_real.data());
-      if (rf == rr &&
-          std::memcmp(env_fast.data() + kEnvFpStatus, env_real.data() + kEnvFpStatus, sizeof(Status)) == 0)
-        continue;
-      if (++failures <= 10)
-        ADD_FAILURE() << name << "(" << std::hex << x << ") under " << describe(start) << ": fast " << rf
-                      << ", softfloat " << rr;
-    }
-  }
-  return failures;
-}
-
 // Integers: 0, +-1, each power of two and its neighbours (the significand boundaries 2^24 and 2^53 among
 // them), the types' ends, and random values of every width.
 std::vector<uint64_t> integer_corpus() {
@@ -590,7 +569,7 @@ TEST(FpFastTest, ConversionsMatchSoftfloat) {
                                __real_helper_vfp_touls_aarch64, singles),
             0);
   EXPECT_EQ(
-      compare_fcvt("fcvt d, s", __wrap_helper_vfp_fcvtds_aarch64, __real_helper_vfp_fcvtds_aarch64, singles),
+      compare_unary("fcvt d, s", __wrap_helper_vfp_fcvtds_aarch64, __real_helper_vfp_fcvtds_aarch64, singles),
       0);
   std::vector<uint64_t> narrowing = doubles;
   for (uint32_t b : singles) {  // doubles that convert to single exactly, denormal singles among them
@@ -602,8 +581,8 @@ TEST(FpFastTest, ConversionsMatchSoftfloat) {
     narrowing.push_back(db);
     narrowing.push_back(db + 1);
   }
-  EXPECT_EQ(compare_fcvt("fcvt s, d", __wrap_helper_vfp_fcvtsd_aarch64, __real_helper_vfp_fcvtsd_aarch64,
-                         narrowing),
+  EXPECT_EQ(compare_unary("fcvt s, d", __wrap_helper_vfp_fcvtsd_aarch64, __real_helper_vfp_fcvtsd_aarch64,
+                          narrowing),
             0);
 }
 

@@ -308,7 +308,11 @@ void start_host_signal_intake(emu::Process& proc) {
 }
 
 void restart_host_signal_intake(emu::Process& proc) {
+  // A fork copied the parent's thread ids: start_intake_thread waits for each new thread to publish its
+  // own, after it is hidden from the /proc views (else a fork child's first read of its status could count
+  // a worker that had not yet hidden itself).
   __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
+  __atomic_store_n(&proc.intake.worker, 0, __ATOMIC_RELEASE);
   // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1

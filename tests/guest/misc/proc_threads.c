@@ -120,6 +120,18 @@ int main(void) {
   waitpid(pid, &status, 0);
   CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 
+  // A fork child's very first look at itself: a64run starts the child's own emulator threads (the host
+  // signal intake and its worker) at the fork, and each must be hidden before the guest runs on.
+  int wrong = 0;
+  for (int i = 0; i < 60; i++) {
+    pid_t c = fork();
+    if (c == 0) _exit(status_threads("/proc/self") == 1 + extra ? 0 : 1);
+    int st;
+    waitpid(c, &st, 0);
+    wrong += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  CHECK_EQ(wrong, 0);
+
   pthread_mutex_lock(&mu);
   release = 1;
   pthread_cond_broadcast(&cv);

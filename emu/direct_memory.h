@@ -57,6 +57,8 @@ void set_helper_return(uintptr_t ra);  // 0 also ends the atomic mark below
 // writing. helper_atomic() says whether the helper this thread runs inside is one.
 void set_atomic_helper_return(uintptr_t ra);
 bool helper_atomic();
+// DC ZVA's block size in bytes (DCZID_EL0), as this thread's DC ZVA helper last read it, or 0 before.
+uint64_t dc_zva_block_bytes();
 // While a64run's own code runs inside a helper (the TLB fill hook), its faults are a64run's.
 class HelperReturnSuspended {
  public:

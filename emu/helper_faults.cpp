@@ -18,6 +18,8 @@
 // clears it; Vcpu::run clears it before it starts the engine, and the TLB fill hook suspends it while
 // a64run's own code runs inside a helper (HelperReturnSuspended). A fault in a64run's code is so never
 // taken for the guest's.
+#include <cstring>
+
 #include "emu/direct_memory.h"
 #include "emu/vcpu.h"
 
@@ -25,6 +27,7 @@ namespace emu {
 namespace {
 
 thread_local uintptr_t t_helper_return = 0;
+thread_local uint64_t t_zva_bytes = 0;      // DC ZVA's block size, once this thread's first DC ZVA read it
 thread_local bool t_helper_atomic = false;  // only while t_helper_return is nonzero: clearing that clears it
 
 }  // namespace
@@ -45,6 +48,10 @@ __attribute__((no_sanitize("thread", "address"))) void set_atomic_helper_return(
 
 __attribute__((no_sanitize("thread", "address"))) bool helper_atomic() {
   return t_helper_atomic;
+}
+
+uint64_t dc_zva_block_bytes() {
+  return t_zva_bytes;
 }
 
 }  // namespace emu
@@ -197,6 +204,69 @@ A64RUN_CMPXCHG_HELPER(w_le, uint32_t, uint16_t)
 A64RUN_CMPXCHG_HELPER(l_le, uint32_t, uint32_t)
 A64RUN_CMPXCHG_HELPER(q_le, uint64_t, uint64_t)
 #undef A64RUN_CMPXCHG_HELPER
+
+// DC ZVA (zero a block of DCZID_EL0's size, naturally aligned, around the address), called from translated
+// code directly. Unicorn's helper probes the block's pages through the TLB and then zeroes it with memset,
+// or, when the probe fails, with one byte store at a time through the store helper, which faults as the
+// guest's. Unwrapped, its memset would fault unmarked (a file page that lay inside its file when the TLB was
+// filled and past its end at the zeroing: the file shrank), ending a64run with the guest's default action
+// instead of reaching the guest's handler; and a sanitizer's memset interceptor would see the zeroing as
+// the emulator's own access, so ThreadSanitizer would report two guest threads zeroing memory they order
+// with their own atomics (Go's memclr) as a race. On a vCPU with direct access the wrapper zeroes a
+// block below the window's size itself, as translated code stores: host pages carry the guest's
+// permissions, so a block the guest may not write faults at its first store (one block lies in one page),
+// marked, and the fault is the guest's SIGSEGV or SIGBUS at that address. Bounded: the block is aligned to
+// its size, which divides the page size, and starts below the window's size. Everything else (the softmmu
+// path, a watched page, an address at or above the size) takes the helper, marked. The block size is the
+// helper's own: 4 << ARMCPU.dcz_blocksize bytes, read at the offset Debian's build uses (checked below
+// against the helper's first instructions; another layout always takes the helper). The helper's own
+// faults come through a refused TLB fill, which names only the page: the fault's address is then worked out
+// from the instruction (exact_fault_address), which needs the block's size (dc_zva_block_bytes).
+void __real_helper_dc_zva_aarch64(void* env, uint64_t vaddr);
+}  // extern "C"
+
+namespace {
+
+constexpr size_t kEnvDczBlocksize = 0x33b0;  // ARMCPU.dcz_blocksize, from CPUARMState (log2 of words)
+
+A64RUN_JUMPED_OVER bool dc_zva_layout_known() {
+  static const bool known = [] {
+    // mov $0x4,%r15d at +6 and mov 0x33b0(%rbx),%ecx at +29 (%rbx = env): blocklen = 4 << dcz_blocksize.
+    static const unsigned char kFour[] = {0x41, 0xbf, 0x04, 0x00, 0x00, 0x00};
+    static const unsigned char kLoad[] = {0x8b, 0x8b, 0xb0, 0x33, 0x00, 0x00};
+    const auto* code = reinterpret_cast<const unsigned char*>(&__real_helper_dc_zva_aarch64);
+    return std::memcmp(code + 6, kFour, sizeof kFour) == 0 &&
+           std::memcmp(code + 29, kLoad, sizeof kLoad) == 0;
+  }();
+  return known;
+}
+
+}  // namespace
+
+extern "C" {
+
+A64RUN_JUMPED_OVER void __wrap_helper_dc_zva_aarch64(void* env, uint64_t vaddr) {
+  const auto ra = reinterpret_cast<uintptr_t>(__builtin_return_address(0));
+  emu::set_atomic_helper_return(ra);  // a write, whatever the host's error code says
+  if (dc_zva_layout_known()) {
+    uint32_t log2_words;
+    std::memcpy(&log2_words, static_cast<const char*>(env) + kEnvDczBlocksize, sizeof log2_words);
+    const uint64_t len = uint64_t{4} << (log2_words & 31);
+    const uint64_t start = vaddr & ~(len - 1);
+    emu::DirectWindow w;
+    if (log2_words <= 9) {  // at most 2 KiB: inside one page
+      emu::t_zva_bytes = len;
+      if (emu::Vcpu::running_direct_atomics(&w) && start < w.size) {
+        auto* const block = reinterpret_cast<volatile uint32_t*>(w.base + start);
+        for (uint64_t i = 0; i < len / 4; i++) block[i] = 0;
+        emu::set_helper_return(0);
+        return;
+      }
+    }
+  }
+  __real_helper_dc_zva_aarch64(env, vaddr);
+  emu::set_helper_return(0);
+}
 
 // The CPU loop's exits (accel/tcg/cpu-exec-common.c), which jump out of whatever helper called them.
 [[noreturn]] void __real_cpu_loop_exit_aarch64(void* cpu);

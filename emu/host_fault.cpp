@@ -16,8 +16,8 @@
 //      or a64run says where it faulted and the faulting instruction runs again under the default action,
 //      which ends the process with the signal. One guest-made case lands here too: a file page that lay
 //      inside its file when the vCPU's TLB was filled for it (the fill hook asks the host) and past its end
-//      when a helper without the mark (DC ZVA, the 128-bit pair compare-and-swap of LDXP/STXP/CASP)
-//      touched it through that entry: the file shrank in between. Nothing records where in translated code
+//      when a helper without the mark (the 128-bit pair compare-and-swap of LDXP/STXP/CASP) touched it
+//      through that entry: the file shrank in between. Nothing records where in translated code
 //      such a helper was called from, so it ends a64run with the guest's own default action (SIGBUS)
 //      instead of reaching a guest handler.
 // (a) is checked first and is told apart by the PC alone (a64run's code); (b) needs the PC in Unicorn's code

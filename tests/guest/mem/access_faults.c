@@ -1,11 +1,11 @@
 // Tests the signal every kind of load and store gets where it may not go: each size (1 to 16 bytes, signed
 // and unsigned, pairs and vector registers; the LSE atomics, compare-and-swaps and swaps, which never
-// straddle: aligned) at the last bytes of the highest page a program can map below 2^40 (and straddling past
-// it), just past it, at 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an unmapped hole, a PROT_NONE
-// page, a read-only page, a file's page past its end and a page a truncation cut off after it was touched.
-// Each must raise the signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR) with the exact si_addr, at
-// the access's pc, with the registers the instructions before it wrote; and accesses that may go must not
-// fault.
+// straddle: aligned; DC ZVA, which zeroes the aligned block of DCZID_EL0's size around its address) at the
+// last bytes of the highest page a program can map below 2^40 (and straddling past it), just past it, at
+// 2^47, at 2^48, at 2^63 (whose top byte is a tag), into an unmapped hole, a PROT_NONE page, a read-only
+// page, a file's page past its end and a page a truncation cut off after it was touched. Each must raise the
+// signal Linux gives (SIGSEGV MAPERR/ACCERR, SIGBUS ADRERR) with the exact si_addr, at the access's pc, with
+// the registers the instructions before it wrote; and accesses that may go must not fault.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <setjmp.h>
@@ -82,6 +82,7 @@ ACCESS(ldumaxx, "ldumaxal x9, x10, [%0]")
 ACCESS_AFTER(casb, "mov w10, #0", "casalb w10, w9, [%0]")
 ACCESS_AFTER(casx, "mov x10, #0", "casal x10, x9, [%0]")
 ACCESS(swpx, "swpal x9, x10, [%0]")
+ACCESS(dczva, "dc zva, %0")
 
 struct Kind {
   const char* name;
@@ -90,9 +91,10 @@ struct Kind {
   unsigned size;
   int write;
   int atomic;  // an alignment fault, not a page fault, where it straddles two pages
+  int block;   // DC ZVA: the access is the aligned block of `size` bytes (set from DCZID_EL0) around it
 };
 
-static const struct Kind kKinds[] = {
+static struct Kind kKinds[] = {
     {"ldrb", ld8, ld8_at, 1, 0},
     {"ldrsb", ld8s, ld8s_at, 1, 0},
     {"ldrh", ld16, ld16_at, 2, 0},
@@ -119,6 +121,7 @@ static const struct Kind kKinds[] = {
     {"casalb", casb, casb_at, 1, 1, 1},
     {"casal x", casx, casx_at, 8, 1, 1},
     {"swpal x", swpx, swpx_at, 8, 1, 1},
+    {"dc zva", dczva, dczva_at, 0, 1, 1, 1},
 };
 #define kNumKinds (sizeof kKinds / sizeof kKinds[0])
 
@@ -142,13 +145,17 @@ static int qemu_bug_straddle;
 static void expect_fault(const char* where, const struct Kind* k, uintptr_t addr, int sig, int code,
                          uintptr_t want_addr) {
   const int before = check_failures;
+  // A DC ZVA's fault address may be any address in the block (Arm ARM); Linux passes the hardware's on,
+  // and a64run and qemu-aarch64 report the block's start, where they begin to zero it.
+  if (k->block) want_addr &= ~(uintptr_t)(k->size - 1);
   if (CHECK(faults(k, addr))) {
     CHECK_EQ(fault_count, 1);
     CHECK_EQ(last_info.si_signo, sig);
     if (!(qemu_bug_straddle && on_reference_qemu())) CHECK_EQ(last_info.si_code, code);
     if (!((qemu_bug_addr || qemu_bug_straddle) && on_reference_qemu()))
       CHECK_EQ((uintptr_t)last_info.si_addr, want_addr);
-    CHECK_EQ(last_pc, (uintptr_t)k->at);
+    // qemu-aarch64 7.2 reports a DC ZVA's fault at the instruction before it (a known bug, skipped there).
+    if (!(k->block && on_reference_qemu())) CHECK_EQ(last_pc, (uintptr_t)k->at);
     CHECK_EQ(last_x9, 0x5a5a);
     // ESR's WnR: a write for every store and every atomic, whichever part of it may not go. (qemu-aarch64
     // 7.2 writes no ESR record into the frame: a known bug, skipped on the reference.)
@@ -188,6 +195,29 @@ int main(void) {
   sa.sa_flags = SA_SIGINFO;
   REQUIRE_SYS(sigaction(SIGSEGV, &sa, NULL));
   REQUIRE_SYS(sigaction(SIGBUS, &sa, NULL));
+
+  // DC ZVA zeroes exactly the aligned block of DCZID_EL0's size (4 << BS bytes) around its address, when
+  // DZP allows it (Linux always does).
+  uint64_t dczid;
+  __asm__ volatile("mrs %0, dczid_el0" : "=r"(dczid));
+  CHECK_EQ(dczid & 0x10, 0);
+  const unsigned zva_len = 4U << (dczid & 15);
+  REQUIRE(zva_len >= 16 && zva_len <= 2048);
+  for (size_t i = 0; i < kNumKinds; i++)
+    if (kKinds[i].block) kKinds[i].size = zva_len;
+  unsigned char* z = mmap(NULL, 2 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(z != MAP_FAILED);
+  memset(z, 0xa5, 2 * kPage);
+  dczva(z + kPage + zva_len + 5);
+  size_t zeroed = 0, wrong = 0;
+  for (size_t i = 0; i < 2 * kPage; i++) {
+    const int inside = i >= kPage + zva_len && i < kPage + 2 * zva_len;
+    zeroed += z[i] == 0;
+    wrong += z[i] != (inside ? 0 : 0xa5);
+  }
+  CHECK_EQ(zeroed, zva_len);
+  CHECK_EQ(wrong, 0);
+  CHECK_SYS(munmap(z, 2 * kPage));
 
   // The highest page: every access inside it works, one that reaches past it faults at the next page.
   int bits = 0;

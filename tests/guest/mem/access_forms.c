@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "check.h"
+#include "corpus.h"
 
 enum { kPage = 4096, kCases = 20000 };
 
@@ -266,28 +266,13 @@ static const struct form kForms[] = {
 #undef E
 #define NFORMS (sizeof kForms / sizeof kForms[0])
 
-// xorshift64*: the stream every emulator sees alike.
-static uint64_t g_state;
-static uint64_t rnd(void) {
-  g_state ^= g_state >> 12;
-  g_state ^= g_state << 25;
-  g_state ^= g_state >> 27;
-  return g_state * 0x2545f4914f6cdd1dull;
-}
-
-static uint64_t digest_mix(uint64_t h, uint64_t v) {
-  h ^= v;
-  h *= 0x100000001b3ull;
-  return h ^ (h >> 29);
-}
-
 // Two pages of data, with a page of margin on each side that no access reaches.
 static uint8_t* g_buf;
 
 static void fill_buffer(uint64_t seed) {
-  g_state = seed;
+  corpus_state = seed;
   for (int i = 0; i < 2 * kPage; i += 8) {
-    const uint64_t v = rnd();
+    const uint64_t v = corpus_rnd();
     memcpy(g_buf + i, &v, 8);
   }
 }
@@ -295,27 +280,26 @@ static void fill_buffer(uint64_t seed) {
 // The digest of one form's cases; with `dump`, prints each.
 static uint64_t run_form(const struct form* f, int dump) {
   uint64_t h = 0xcbf29ce484222325ull;
-  uint64_t seed = 0x9e3779b97f4a7c15ull;
-  for (const char* c = f->name; *c; c++) seed = seed * 131 + (unsigned char)*c;
-  fill_buffer(seed);
+  fill_buffer(corpus_seed(f->name));
   for (int i = 0; i < kCases; i++) {
     // An offset in [256, 2 pages - 256), a quarter of them within 40 bytes of the page boundary.
-    uint64_t off = rnd() % 4 == 0 ? kPage - 40 + rnd() % 48 : 256 + rnd() % (2 * kPage - 512);
+    uint64_t off =
+        corpus_rnd() % 4 == 0 ? kPage - 40 + corpus_rnd() % 48 : 256 + corpus_rnd() % (2 * kPage - 512);
     off &= ~(uint64_t)(f->align - 1);
-    const int64_t idx = (int64_t)(rnd() % 33) - 16;
+    const int64_t idx = (int64_t)(corpus_rnd() % 33) - 16;
     uint64_t io[24];
-    io[0] = rnd();
+    io[0] = corpus_rnd();
     io[1] = (uint64_t)idx;
-    io[2] = (rnd() << 32) | (uint32_t)idx;
-    io[3] = rnd() % 3 == 0 ? io[0] : rnd();
-    for (int j = 4; j < 12; j++) io[j] = rnd();
+    io[2] = (corpus_rnd() << 32) | (uint32_t)idx;
+    io[3] = corpus_rnd() % 3 == 0 ? io[0] : corpus_rnd();
+    for (int j = 4; j < 12; j++) io[j] = corpus_rnd();
     uint8_t* const p = g_buf + off;
     uint8_t* const q = f->fn(p, io);
-    h = digest_mix(h, (uint64_t)(q - p));
-    for (int j = 12; j < 24; j++) h = digest_mix(h, io[j]);
+    h = corpus_mix(h, (uint64_t)(q - p));
+    for (int j = 12; j < 24; j++) h = corpus_mix(h, io[j]);
     uint64_t around[12];
     memcpy(around, p - 32, sizeof around);
-    for (int j = 0; j < 12; j++) h = digest_mix(h, around[j]);
+    for (int j = 0; j < 12; j++) h = corpus_mix(h, around[j]);
     if (dump) {
       printf("%s off=%llu idx=%lld in=%016llx:%016llx -> wb=%lld", f->name, (unsigned long long)off,
              (long long)idx, (unsigned long long)io[0], (unsigned long long)io[3], (long long)(q - p));
@@ -326,56 +310,29 @@ static uint64_t run_form(const struct form* f, int dump) {
   for (int i = 0; i < 2 * kPage; i += 8) {
     uint64_t v;
     memcpy(&v, g_buf + i, 8);
-    h = digest_mix(h, v);
+    h = corpus_mix(h, v);
   }
   return h;
 }
 
-struct expected {
-  const char* name;
-  uint64_t digest;
-};
-
 // access_forms --print under qemu-aarch64 7.2. a64run gives the same with direct memory access and with
 // A64RUN_SOFTMMU=1.
-static const struct expected kExpected[] = {
+static const struct corpus_digest kExpected[] = {
 #include "access_forms_digests.h"
 };
+
+static const char* form_name(size_t i) {
+  return kForms[i].name;
+}
+
+static uint64_t form_run(size_t i, int dump) {
+  return run_form(&kForms[i], dump);
+}
 
 int main(int argc, char** argv) {
   uint8_t* m = mmap(NULL, 4 * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   REQUIRE(m != MAP_FAILED);
   g_buf = m + kPage;
-  if (argc == 2 && strcmp(argv[1], "--print") == 0) {
-    printf(
-        "// access_forms --print under qemu-aarch64: each form's digest "
-        "(tests/guest/mem/access_forms.c).\n// clang-format off\n");
-    for (size_t i = 0; i < NFORMS; i++)
-      printf("{\"%s\", 0x%016llxull},\n", kForms[i].name, (unsigned long long)run_form(&kForms[i], 0));
-    printf("    // clang-format on\n");
-    return 0;
-  }
-  if (argc == 3 && strcmp(argv[1], "--dump") == 0) {
-    for (size_t i = 0; i < NFORMS; i++)
-      if (strcmp(kForms[i].name, argv[2]) == 0) {
-        run_form(&kForms[i], 1);
-        return 0;
-      }
-    fprintf(stderr, "no form %s\n", argv[2]);
-    return 2;
-  }
-  CHECK_EQ(NFORMS, sizeof kExpected / sizeof kExpected[0]);
-  for (size_t i = 0; i < NFORMS; i++) {
-    const uint64_t got = run_form(&kForms[i], 0);
-    const struct expected* want = NULL;
-    for (size_t j = 0; j < sizeof kExpected / sizeof kExpected[0]; j++)
-      if (strcmp(kExpected[j].name, kForms[i].name) == 0) want = &kExpected[j];
-    if (!CHECK(want != NULL)) {
-      NOTE("%s has no recorded digest", kForms[i].name);
-      continue;
-    }
-    if (!CHECK_EQ(got, want->digest))
-      NOTE("%s differs: rerun with --dump %s on both emulators", kForms[i].name, kForms[i].name);
-  }
-  return check_done();
+  return corpus_main(argc, argv, "mem/access_forms", NFORMS, form_name, form_run, kExpected,
+                     sizeof kExpected / sizeof kExpected[0]);
 }

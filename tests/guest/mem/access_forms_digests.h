@@ -1,4 +1,4 @@
-// access_forms --print under qemu-aarch64: each form's digest (tests/guest/mem/access_forms.c).
+// access_forms --print under qemu-aarch64: each entry's digest (tests/guest/mem/access_forms.c).
 // clang-format off
 {"ldrb_w", 0x2f8125381d09489eull},
 {"ldrsb_w", 0x4ce082c28c350668ull},

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
+#include "corpus.h"
 
 typedef uint64_t v2u64 __attribute__((vector_size(16)));
 
@@ -260,19 +260,10 @@ static const struct op kOps[] = {
 #undef E
 #define NOPS (sizeof kOps / sizeof kOps[0])
 
-// xorshift64*: the stream every emulator sees alike.
-static uint64_t g_state;
-static uint64_t rnd(void) {
-  g_state ^= g_state >> 12;
-  g_state ^= g_state << 25;
-  g_state ^= g_state >> 27;
-  return g_state * 0x2545f4914f6cdd1dull;
-}
-
 // A float of `ebits` exponent and `mbits` fraction bits, biased towards the cases that need care.
 static uint64_t gen_fp(int ebits, int mbits) {
   const uint64_t emax = (1ull << ebits) - 1, bias = emax >> 1, fmask = (1ull << mbits) - 1;
-  const uint64_t r = rnd(), sign = (r >> 63) << (ebits + mbits), frac = rnd() & fmask;
+  const uint64_t r = corpus_rnd(), sign = (r >> 63) << (ebits + mbits), frac = corpus_rnd() & fmask;
   uint64_t e;
   switch (r % 22) {
     case 0:
@@ -280,7 +271,7 @@ static uint64_t gen_fp(int ebits, int mbits) {
     case 1:
       return sign | emax << mbits;  // infinity
     case 2:
-      return sign | emax << mbits | 1ull << (mbits - 1) | (frac & (rnd() & 1 ? 0 : fmask));  // qNaN
+      return sign | emax << mbits | 1ull << (mbits - 1) | (frac & (corpus_rnd() & 1 ? 0 : fmask));  // qNaN
     case 3: {  // sNaN (a nonzero payload)
       uint64_t p = frac & (fmask >> 1);
       return sign | emax << mbits | (p ? p : 1);
@@ -288,19 +279,19 @@ static uint64_t gen_fp(int ebits, int mbits) {
     case 4:
       return sign | (frac ? frac : 1);  // subnormal
     case 5:
-      return sign | (frac >> (rnd() % mbits));  // small subnormal (or zero)
+      return sign | (frac >> (corpus_rnd() % mbits));  // small subnormal (or zero)
     case 6:
-      e = 1 + rnd() % 3;
+      e = 1 + corpus_rnd() % 3;
       break;  // the bottom of the normal range
     case 7:
-      e = emax - 1 - rnd() % 3;
+      e = emax - 1 - corpus_rnd() % 3;
       break;  // the top of it
     case 8:
     case 9:
-      e = 1 + rnd() % (emax - 1);
+      e = 1 + corpus_rnd() % (emax - 1);
       break;    // any normal
     case 10: {  // an integer, a half or a quarter
-      e = bias + rnd() % (mbits + 2);
+      e = bias + corpus_rnd() % (mbits + 2);
       uint64_t keep = e - bias + 2 < (uint64_t)mbits ? e - bias + 2 : (uint64_t)mbits;
       return sign | e << mbits | (frac & ~(fmask >> keep));
     }
@@ -308,20 +299,20 @@ static uint64_t gen_fp(int ebits, int mbits) {
       return r & ((1ull << (ebits + mbits + 1)) - 1);  // any bits
     case 12: {  // around the integer formats' limits, 2^31, 2^32, 2^63 and 2^64
       static const int kPow[] = {31, 32, 63, 64};
-      e = bias + kPow[rnd() % 4] - rnd() % 2;
+      e = bias + kPow[corpus_rnd() % 4] - corpus_rnd() % 2;
       if (e >= emax) e = emax - 1;
-      return sign | e << mbits | (rnd() & 1 ? frac : fmask & ~(frac >> (rnd() % mbits)));
+      return sign | e << mbits | (corpus_rnd() & 1 ? frac : fmask & ~(frac >> (corpus_rnd() % mbits)));
     }
     case 13: {  // around the edges of the next narrower format (FCVT): its largest and smallest normals
                 // and its smallest subnormal, often just below a rounding boundary
       const int nmbits = ebits == 11 ? 23 : 10, nbias = ebits == 11 ? 127 : 15;
       const int64_t target[] = {-nbias, nbias, -nbias + 1 - nmbits - 1, -nbias + 1 - nmbits};
-      e = (uint64_t)((int64_t)bias + target[rnd() % 4]);
+      e = (uint64_t)((int64_t)bias + target[corpus_rnd() % 4]);
       const uint64_t low = (1ull << (mbits - nmbits)) - 1;
-      return sign | e << mbits | (rnd() & 1 ? frac : ((fmask & ~low) | (frac & low)));
+      return sign | e << mbits | (corpus_rnd() & 1 ? frac : ((fmask & ~low) | (frac & low)));
     }
     default:
-      e = bias - 24 + rnd() % 49;
+      e = bias - 24 + corpus_rnd() % 49;
       break;  // ordinary magnitudes
   }
   return sign | e << mbits | frac;
@@ -329,7 +320,7 @@ static uint64_t gen_fp(int ebits, int mbits) {
 
 // An integer for the conversions: any width, either sign, the edges of the formats.
 static uint64_t gen_int(void) {
-  const uint64_t r = rnd();
+  const uint64_t r = corpus_rnd();
   switch (r % 12) {
     case 0:
       return 0;
@@ -340,13 +331,13 @@ static uint64_t gen_int(void) {
     case 3:
       return ~0ull;
     case 4:
-      return (1ull << (rnd() % 64)) + (rnd() % 5) - 2;  // around a power of two
+      return (1ull << (corpus_rnd() % 64)) + (corpus_rnd() % 5) - 2;  // around a power of two
     case 5:
-      return 0x80000000ull + (rnd() % 5) - 2;
+      return 0x80000000ull + (corpus_rnd() % 5) - 2;
     case 6:
-      return -((1ull << (rnd() % 64)) + (rnd() % 5) - 2);
+      return -((1ull << (corpus_rnd() % 64)) + (corpus_rnd() % 5) - 2);
     default:
-      return rnd() >> (rnd() % 64);
+      return corpus_rnd() >> (corpus_rnd() % 64);
   }
 }
 
@@ -359,9 +350,9 @@ static uint64_t gen_lanes(enum kind k) {
     case kD:
       return gen_fp(11, 52);
     case kInt:
-      return rnd() & 1 ? gen_int() : (gen_int() & 0xffffffff) | gen_int() << 32;
+      return corpus_rnd() & 1 ? gen_int() : (gen_int() & 0xffffffff) | gen_int() << 32;
     default:
-      return rnd();
+      return corpus_rnd();
   }
 }
 
@@ -374,9 +365,9 @@ static void make_cancelling(enum kind k, uint64_t* in) {
   const uint64_t a = in[0] & lane, b = in[2] & lane;
   const uint64_t ea = a >> mbits & emax, eb = b >> mbits & emax;
   const uint64_t signbit = 1ull << (ebits + mbits);
-  const uint64_t choice = rnd() % 4;
+  const uint64_t choice = corpus_rnd() % 4;
   if (choice == 0) {  // b = -a, give or take a few units in the last place
-    in[2] = (in[2] & ~lane) | ((a ^ signbit) + (rnd() % 7) - 3);
+    in[2] = (in[2] & ~lane) | ((a ^ signbit) + (corpus_rnd() % 7) - 3);
   } else if (choice == 1 && ea > 0 && ea < emax && eb > 0 && eb < emax) {
     __uint128_t p = (__uint128_t)((a & fmask) | (fmask + 1)) * ((b & fmask) | (fmask + 1));
     int64_t e = (int64_t)ea + (int64_t)eb - (int64_t)bias;
@@ -386,33 +377,28 @@ static void make_cancelling(enum kind k, uint64_t* in) {
     uint64_t m = (uint64_t)(p >> (mbits + top)) & fmask;
     uint64_t c = ((a ^ b) & signbit) ^ signbit;
     c |= (uint64_t)e << mbits | m;
-    in[4] = (in[4] & ~lane) | (c + (rnd() % 3) - 1);
+    in[4] = (in[4] & ~lane) | (c + (corpus_rnd() % 3) - 1);
   } else if (choice == 2) {  // a * b within a few units of the smallest normal, c tiny: Arm detects
                              // tininess before rounding, x86 after
-    const uint64_t ma = (rnd() & fmask) | (fmask + 1);
+    const uint64_t ma = (corpus_rnd() & fmask) | (fmask + 1);
     uint64_t y = (uint64_t)(((__uint128_t)1 << (2 * mbits + 1)) / ma), ey;
-    const uint64_t ex = bias - 1 - rnd() % 20;
+    const uint64_t ex = bias - 1 - corpus_rnd() % 20;
     ey = bias - ex;
     if (y >> (mbits + 1)) {
       y >>= 1;
       ey++;
     }
-    y = (y & fmask) + (rnd() % 5) - 2;
-    in[0] = (in[0] & ~lane) | (rnd() & 1 ? signbit : 0) | ex << mbits | (ma & fmask);
-    in[2] = (in[2] & ~lane) | (rnd() & 1 ? signbit : 0) | ey << mbits | (y & fmask);
-    in[4] = (in[4] & ~lane) | (rnd() & 1 ? signbit : 0) | (rnd() & 3 ? 0 : rnd() & (fmask >> 20));
+    y = (y & fmask) + (corpus_rnd() % 5) - 2;
+    in[0] = (in[0] & ~lane) | (corpus_rnd() & 1 ? signbit : 0) | ex << mbits | (ma & fmask);
+    in[2] = (in[2] & ~lane) | (corpus_rnd() & 1 ? signbit : 0) | ey << mbits | (y & fmask);
+    in[4] = (in[4] & ~lane) | (corpus_rnd() & 1 ? signbit : 0) |
+            (corpus_rnd() & 3 ? 0 : corpus_rnd() & (fmask >> 20));
   } else {  // a / b within a few units of the smallest normal
-    const uint64_t ma = rnd() & fmask, ea2 = 1 + rnd() % 20;
-    in[0] = (in[0] & ~lane) | (rnd() & 1 ? signbit : 0) | ea2 << mbits | ma;
-    in[2] =
-        (in[2] & ~lane) | (rnd() & 1 ? signbit : 0) | (((ea2 + bias - 1) << mbits | ma) + (rnd() % 5) - 2);
+    const uint64_t ma = corpus_rnd() & fmask, ea2 = 1 + corpus_rnd() % 20;
+    in[0] = (in[0] & ~lane) | (corpus_rnd() & 1 ? signbit : 0) | ea2 << mbits | ma;
+    in[2] = (in[2] & ~lane) | (corpus_rnd() & 1 ? signbit : 0) |
+            (((ea2 + bias - 1) << mbits | ma) + (corpus_rnd() % 5) - 2);
   }
-}
-
-static uint64_t digest_mix(uint64_t h, uint64_t v) {
-  h ^= v;
-  h *= 0x100000001b3ull;
-  return h ^ (h >> 29);
 }
 
 static const uint64_t kFpcrModes[] = {0, 1 << 22, 2 << 22, 3 << 22};
@@ -420,24 +406,23 @@ static const uint64_t kFpcrModes[] = {0, 1 << 22, 2 << 22, 3 << 22};
 // Runs every case of one instruction; with `dump`, prints each.
 static uint64_t run_op(const struct op* op, int dump) {
   uint64_t h = 0xcbf29ce484222325ull;
-  g_state = 0x9e3779b97f4a7c15ull;
-  for (const char* p = op->name; *p; p++) g_state = g_state * 131 + (unsigned char)*p;
+  corpus_state = corpus_seed(op->name);
   for (int mode = 0; mode < 16; mode++) {
     const uint64_t fpcr = kFpcrModes[mode & 3] | (mode & 4 ? kFZ : 0) | (mode & 8 ? kDN : 0);
     for (int i = 0; i < kCasesPerMode; i++) {
       uint64_t in[6];
       const enum kind k = op->lanes == kNone ? kD : op->lanes;
       for (int j = 0; j < 6; j++) in[j] = gen_lanes(k);
-      if ((k == kS || k == kD) && rnd() % 4 == 0) make_cancelling(k, in);
-      const uint64_t gin = op->gint ? gen_int() : rnd();
-      const uint64_t pick = rnd() % 4;
-      uint64_t fpsr = pick == 0 ? 0x10 : pick == 1 ? (rnd() & 0x9f) : 0;
+      if ((k == kS || k == kD) && corpus_rnd() % 4 == 0) make_cancelling(k, in);
+      const uint64_t gin = op->gint ? gen_int() : corpus_rnd();
+      const uint64_t pick = corpus_rnd() % 4;
+      uint64_t fpsr = pick == 0 ? 0x10 : pick == 1 ? (corpus_rnd() & 0x9f) : 0;
       const uint64_t fpsr_in = fpsr;
       uint64_t out[2];
       op->fn(in, gin, fpcr, &fpsr, out);
-      h = digest_mix(h, out[0]);
-      h = digest_mix(h, out[1]);
-      h = digest_mix(h, fpsr);
+      h = corpus_mix(h, out[0]);
+      h = corpus_mix(h, out[1]);
+      h = corpus_mix(h, fpsr);
       if (dump)
         printf(
             "%s fpcr=%08llx fpsr=%02llx a=%016llx:%016llx b=%016llx:%016llx c=%016llx:%016llx g=%016llx"
@@ -451,48 +436,21 @@ static uint64_t run_op(const struct op* op, int dump) {
   return h;
 }
 
-struct expected {
-  const char* name;
-  uint64_t digest;
-};
-
 // fp_random --print under qemu-aarch64 7.2 (softfloat). a64run gives the same with and without
 // A64RUN_SOFTFLOAT=1, and so did qemu-aarch64 when they were recorded.
-static const struct expected kExpected[] = {
+static const struct corpus_digest kExpected[] = {
 #include "fp_random_digests.h"
 };
 
+static const char* op_name(size_t i) {
+  return kOps[i].name;
+}
+
+static uint64_t op_run(size_t i, int dump) {
+  return run_op(&kOps[i], dump);
+}
+
 int main(int argc, char** argv) {
-  if (argc == 2 && strcmp(argv[1], "--print") == 0) {
-    printf(
-        "// fp_random --print under qemu-aarch64: each instruction's digest "
-        "(tests/guest/misc/fp_random.c).\n// clang-format off\n");
-    for (size_t i = 0; i < NOPS; i++)
-      printf("{\"%s\", 0x%016llxull},\n", kOps[i].name, (unsigned long long)run_op(&kOps[i], 0));
-    printf("    // clang-format on\n");
-    return 0;
-  }
-  if (argc == 3 && strcmp(argv[1], "--dump") == 0) {
-    for (size_t i = 0; i < NOPS; i++)
-      if (strcmp(kOps[i].name, argv[2]) == 0) {
-        run_op(&kOps[i], 1);
-        return 0;
-      }
-    fprintf(stderr, "no instruction %s\n", argv[2]);
-    return 2;
-  }
-  CHECK_EQ(NOPS, sizeof kExpected / sizeof kExpected[0]);
-  for (size_t i = 0; i < NOPS; i++) {
-    const uint64_t got = run_op(&kOps[i], 0);
-    const struct expected* want = NULL;
-    for (size_t j = 0; j < sizeof kExpected / sizeof kExpected[0]; j++)
-      if (strcmp(kExpected[j].name, kOps[i].name) == 0) want = &kExpected[j];
-    if (!CHECK(want != NULL)) {
-      NOTE("%s has no recorded digest", kOps[i].name);
-      continue;
-    }
-    if (!CHECK_EQ(got, want->digest))
-      NOTE("%s differs: rerun with --dump %s on both emulators", kOps[i].name, kOps[i].name);
-  }
-  return check_done();
+  return corpus_main(argc, argv, "misc/fp_random", NOPS, op_name, op_run, kExpected,
+                     sizeof kExpected / sizeof kExpected[0]);
 }

@@ -1,4 +1,4 @@
-// fp_random --print under qemu-aarch64: each instruction's digest (tests/guest/misc/fp_random.c).
+// fp_random --print under qemu-aarch64: each entry's digest (tests/guest/misc/fp_random.c).
 // clang-format off
 {"fadd_s", 0xc723be61398c7680ull},
 {"fadd_d", 0xe2d2d43d216b8f27ull},

@@ -2,6 +2,7 @@
 #include "emu/process_fork.h"
 
 #include <fcntl.h>
+#include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include "emu/guest_mem.h"
 #include "signals/host_signals.h"
 #include "signals/signalfd.h"
+#include "syscalls/abi/signal.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/proc_mem.h"
 
@@ -70,7 +72,99 @@ constexpr uint64_t kHostCloneFlags = CLONE_FILES | CLONE_FS | CLONE_PARENT | CLO
                                      CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC |
                                      CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET;
 
+// What only the host's clone3 makes: a child with chosen pids, one started in a cgroup, one in a new time
+// namespace (CLONE_NEWTIME is a CSIGNAL bit for clone).
+bool needs_host_clone3(const ForkRequest& r) {
+  return r.set_tid_size != 0 || (r.flags & (CLONE_INTO_CGROUP | CLONE_NEWTIME)) != 0;
+}
+
+struct clone_args host_clone3_args(const ForkRequest& r, uint64_t flags) {
+  struct clone_args a {};
+  a.flags = flags | (r.flags & (CLONE_INTO_CGROUP | CLONE_NEWTIME));
+  a.exit_signal = static_cast<uint64_t>(r.exit_signal);
+  if (r.set_tid_size != 0) {
+    a.set_tid = reinterpret_cast<uint64_t>(r.set_tid.data());
+    a.set_tid_size = r.set_tid_size;
+  }
+  // The guest's descriptors are the host's, a64run's reserved ones aside (the kernel's fget finds none).
+  if (r.flags & CLONE_INTO_CGROUP)
+    a.cgroup = syscalls::is_reserved_fd(r.cgroup) ? uint64_t{INT32_MAX} : r.cgroup;
+  return a;
+}
+
+}  // namespace
+}  // namespace emu
+
+// a64run_clone3_fn(args, size, fn, arg): clone3 whose child starts on args->stack in fn(arg) and exits with
+// its return value, as glibc's clone(fn, ...) does for clone (which has no set_tid or cgroup). Returns the
+// child's pid or -errno in the parent. The child has the caller's registers (the kernel copies them), so fn
+// and arg wait in r8 and r9, which the syscall instruction keeps.
+extern "C" long a64run_clone3_fn(struct clone_args* args, size_t size, int (*fn)(void*), void* arg);
+asm(R"(
+  .text
+  .globl a64run_clone3_fn
+  .type a64run_clone3_fn, @function
+a64run_clone3_fn:
+  .cfi_startproc
+  mov %rdx, %r8
+  mov %rcx, %r9
+  mov $435, %eax
+  syscall
+  test %rax, %rax
+  jz 1f
+  ret
+1:
+  .cfi_undefined %rip
+  xor %ebp, %ebp
+  mov %r9, %rdi
+  call *%r8
+  mov %eax, %edi
+  mov $60, %eax
+  syscall
+  hlt
+  .cfi_endproc
+  .size a64run_clone3_fn, .-a64run_clone3_fn
+)");
+
+namespace emu {
+namespace {
+
+// A host process clone whose child runs fn(arg) on [stack, stack + size): glibc's clone, or clone3 when the
+// request needs it. Returns the pid, or -1 with errno set.
+int host_clone_fn(int (*fn)(void*), char* stack, size_t size, uint64_t flags, const ForkRequest& r,
+                  void* arg) {
+  if (!needs_host_clone3(r)) return ::clone(fn, stack + size, static_cast<int>(flags) | r.exit_signal, arg);
+  struct clone_args a = host_clone3_args(r, flags);
+  a.stack = reinterpret_cast<uint64_t>(stack);
+  a.stack_size = size;
+  const long pid = a64run_clone3_fn(&a, sizeof a, fn, arg);
+  if (pid < 0) {
+    errno = static_cast<int>(-pid);
+    return -1;
+  }
+  return static_cast<int>(pid);
+}
+
+// CLONE_CLEAR_SIGHAND (flush_signal_handlers(t, 0)): every handler back to SIG_DFL, an ignored signal stays
+// ignored; flags, masks and restorers cleared. In the child, before its first instruction.
+void clear_signal_handlers(Process& proc) {
+  signals::ProcessSignals& ps = proc.signals();
+  guest::sigaction chld{};
+  {
+    std::lock_guard lk(ps.sig_lock);
+    for (guest::sigaction& a : ps.actions) {
+      if (a.handler != guest::kSIG_IGN) a.handler = guest::kSIG_DFL;
+      a.sa_flags = 0;
+      a.sa_restorer = 0;
+      a.sa_mask = 0;
+    }
+    chld = ps.actions[guest::kSIGCHLD - 1];
+  }
+  signals::mirror_sigchld_action(chld);
+}
+
 void child_setup(Task& t, const ForkRequest& r) {
+  if (r.flags & CLONE_CLEAR_SIGHAND) clear_signal_handlers(t.proc());
   if (r.stack) t.cpu().set_sp(r.stack);
   if (r.flags & CLONE_SETTLS) t.cpu().set_reg(UC_ARM64_REG_TPIDR_EL0, r.tls);
   const int pid = static_cast<int>(::getpid());
@@ -125,8 +219,8 @@ int64_t vfork_shared(Task& t, const ForkRequest& r) {
   int pid;
   {
     RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu());
-    pid = ::clone(&vfork_child_main, static_cast<char*>(stack) + kVforkStack,
-                  CLONE_VM | CLONE_VFORK | static_cast<int>(r.flags & kHostCloneFlags) | r.exit_signal, &c);
+    pid = host_clone_fn(&vfork_child_main, static_cast<char*>(stack), kVforkStack,
+                        CLONE_VM | CLONE_VFORK | (r.flags & kHostCloneFlags), r, &c);
   }
   const int err = errno;
   Process::set_current(&t.proc());
@@ -202,9 +296,8 @@ void* vm_helper_main(void* arg) {
   // the descriptor keeps the id instead. (glibc then never reuses this thread's stack: a leak of one small
   // stack per CLONE_VM child.)
   ::syscall(SYS_set_tid_address, nullptr);
-  const int flags =
-      CLONE_VM | CLONE_VFORK | static_cast<int>(c->req.flags & kHostCloneFlags) | c->req.exit_signal;
-  const int pid = ::clone(&vm_child_main, c->stack + kVmChildStack, flags, c);
+  const int pid = host_clone_fn(&vm_child_main, c->stack, kVmChildStack,
+                                CLONE_VM | CLONE_VFORK | (c->req.flags & kHostCloneFlags), c->req, c);
   if (pid < 0) {
     c->pid_out->store(-errno, std::memory_order_release);
     c->parent_park->unpark();
@@ -270,7 +363,10 @@ int64_t fork_process(Task& t, const ForkRequest& r) {
   if (r.flags & CLONE_FILES) syscalls::proc_mem_watch_all();
   proc.prepare_fork();
   pid_t pid;
-  if ((r.flags & kHostCloneFlags) == 0 && r.exit_signal == SIGCHLD) {
+  if (needs_host_clone3(r)) {
+    struct clone_args a = host_clone3_args(r, r.flags & kHostCloneFlags);
+    pid = static_cast<pid_t>(::syscall(SYS_clone3, &a, sizeof a));
+  } else if ((r.flags & kHostCloneFlags) == 0 && r.exit_signal == SIGCHLD) {
     pid = ::fork();
   } else {
     pid = static_cast<pid_t>(::syscall(SYS_clone, (r.flags & kHostCloneFlags) | r.exit_signal, 0, 0, 0, 0));

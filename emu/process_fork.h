@@ -4,6 +4,7 @@
 // makes a host process that shares it for its whole life.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "emu/task.h"
@@ -18,7 +19,15 @@ struct ForkRequest {
   uint64_t parent_tid = 0;
   uint64_t child_tid = 0;
   uint64_t pidfd = 0;
+  // clone3 only: the pids to give the child (set_tid, innermost PID namespace first) and the cgroup directory
+  // to start it in (CLONE_INTO_CGROUP): the host's clone3 makes such a child, and checks them.
+  std::array<int32_t, 32> set_tid{};
+  uint32_t set_tid_size = 0;
+  int cgroup = -1;
 };
+
+// MAX_PID_NS_LEVEL: the most pids clone3's set_tid may name.
+inline constexpr uint64_t kMaxSetTid = 32;
 
 // Returns the child's pid in the parent (0 in the child) or a negative errno.
 int64_t fork_process(Task& t, const ForkRequest& r);

@@ -10,7 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <array>
 #include <atomic>
+#include <mutex>
 
 #include "emu/guest_mem.h"
 #include "emu/process_fork.h"
@@ -30,6 +32,9 @@ struct CloneRequest {
   uint64_t parent_tid = 0;
   uint64_t child_tid = 0;
   uint64_t pidfd = 0;
+  std::array<int32_t, emu::kMaxSetTid> set_tid{};
+  uint32_t set_tid_size = 0;
+  int cgroup = -1;
 };
 
 struct ThreadStart {
@@ -72,6 +77,17 @@ int64_t validate(const CloneRequest& r) {
   // A new process's namespaces are made by the host's clone (which checks the privileges); a thread's are
   // not: its host thread shares the emulator's. (CLONE_NEWTIME never gets here: it is a CSIGNAL bit.)
   if ((f & kNamespaceFlags) && (f & CLONE_THREAD)) return -EPERM;
+  // A thread is a host thread of pthread_create's: its id and cgroup are the host's choice.
+  if ((f & CLONE_THREAD) && (r.set_tid_size != 0 || (f & CLONE_INTO_CGROUP))) {
+    static std::once_flag logged;
+    std::call_once(logged, [] {
+      const char msg[] =
+          "a64run: clone3 of a thread with set_tid or CLONE_INTO_CGROUP is not supported, "
+          "returning -EINVAL\n";
+      (void)!::write(2, msg, sizeof msg - 1);
+    });
+    return -EINVAL;
+  }
   return 0;
 }
 
@@ -116,6 +132,9 @@ int64_t do_clone(Task& t, const CloneRequest& r) {
   fr.parent_tid = r.parent_tid;
   fr.child_tid = r.child_tid;
   fr.pidfd = r.pidfd;
+  fr.set_tid = r.set_tid;
+  fr.set_tid_size = r.set_tid_size;
+  fr.cgroup = r.cgroup;
   return emu::fork_process(t, fr);
 }
 
@@ -125,7 +144,7 @@ int64_t do_clone(Task& t, const CloneRequest& r) {
 SysResult sys_clone(Task& t, uint64_t flags, uint64_t newsp, uint64_t parent_tid, uint64_t tls,
                     uint64_t child_tid) {
   CloneRequest r;
-  r.flags = flags & ~uint64_t{CSIGNAL};
+  r.flags = flags & 0xffffffffULL & ~uint64_t{CSIGNAL};  // kernel_clone_args: the lower 32 bits
   r.exit_signal = static_cast<int>(flags & CSIGNAL);
   r.stack = newsp;
   r.tls = tls;
@@ -136,13 +155,16 @@ SysResult sys_clone(Task& t, uint64_t flags, uint64_t newsp, uint64_t parent_tid
   return do_clone(t, r);
 }
 
-// clone3(2): struct clone_args (include/uapi/linux/sched.h), at least CLONE_ARGS_SIZE_VER0 bytes.
+// clone3(2): struct clone_args (include/uapi/linux/sched.h), at least CLONE_ARGS_SIZE_VER0 bytes. The checks
+// of copy_clone_args_from_user and clone3_args_valid, in their order.
 SysResult sys_clone3(Task& t, uint64_t args, uint64_t size) {
   struct {
     uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size,
         cgroup;
   } a{};
-  if (size < 64 || size > 4096) return -EINVAL;
+  constexpr uint64_t kSizeVer0 = 64, kSizeVer2 = sizeof a;
+  if (size > 4096) return -E2BIG;
+  if (size < kSizeVer0) return -EINVAL;
   if (emu::copy_in(t.as(), &a, args, std::min<uint64_t>(size, sizeof a)) != 0) return -EFAULT;
   // copy_struct_from_user: bytes past the fields this kernel knows must be readable and zero.
   for (uint64_t off = sizeof a; off < size; off += 8) {
@@ -152,10 +174,26 @@ SysResult sys_clone3(Task& t, uint64_t args, uint64_t size) {
     for (uint64_t i = 0; i < n; ++i)
       if (tail[i] != 0) return -E2BIG;
   }
-  if (a.exit_signal > 64 || (a.flags & CSIGNAL)) return -EINVAL;
-  if (a.set_tid || a.set_tid_size || (a.flags & (CLONE_INTO_CGROUP | CLONE_CLEAR_SIGHAND))) return -EINVAL;
-  if ((a.stack == 0) != (a.stack_size == 0)) return -EINVAL;
+  if (a.set_tid_size > emu::kMaxSetTid) return -EINVAL;
+  if ((a.set_tid == 0) != (a.set_tid_size == 0)) return -EINVAL;
+  if ((a.exit_signal & ~uint64_t{CSIGNAL}) != 0 || a.exit_signal > 64) return -EINVAL;
+  if ((a.flags & CLONE_INTO_CGROUP) && (a.cgroup > INT32_MAX || size < kSizeVer2)) return -EINVAL;
   CloneRequest r;
+  if (a.set_tid_size != 0) {
+    if (emu::copy_in(t.as(), r.set_tid.data(), a.set_tid, a.set_tid_size * sizeof(int32_t)) != 0)
+      return -EFAULT;
+    r.set_tid_size = static_cast<uint32_t>(a.set_tid_size);
+  }
+  // clone3_args_valid: the 32 legacy bits (CSIGNAL and CLONE_DETACHED excepted, CLONE_NEWTIME allowed) and
+  // the two clone3-only flags; a signal at exit only for a child of the caller; a stack with a size, in the
+  // user address space.
+  constexpr uint64_t kClone3Flags = 0xffffffffULL | CLONE_CLEAR_SIGHAND | CLONE_INTO_CGROUP;
+  if ((a.flags & ~kClone3Flags) || (a.flags & (CLONE_DETACHED | (CSIGNAL & ~uint64_t{CLONE_NEWTIME}))))
+    return -EINVAL;
+  if ((a.flags & CLONE_SIGHAND) && (a.flags & CLONE_CLEAR_SIGHAND)) return -EINVAL;
+  if ((a.flags & (CLONE_THREAD | CLONE_PARENT)) && a.exit_signal != 0) return -EINVAL;
+  if ((a.stack == 0) != (a.stack_size == 0)) return -EINVAL;
+  if (a.stack != 0 && !emu::user_range_ok(a.stack, a.stack_size)) return -EINVAL;
   r.flags = a.flags;
   r.exit_signal = static_cast<int>(a.exit_signal);
   r.stack = a.stack ? a.stack + a.stack_size : 0;
@@ -163,6 +201,7 @@ SysResult sys_clone3(Task& t, uint64_t args, uint64_t size) {
   r.parent_tid = a.parent_tid;
   r.child_tid = a.child_tid;
   r.pidfd = a.pidfd;
+  r.cgroup = static_cast<int>(a.cgroup);
   return do_clone(t, r);
 }
 

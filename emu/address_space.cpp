@@ -37,6 +37,18 @@ constexpr uintptr_t kWindowAlign = uintptr_t{1} << 30;
 constexpr uint64_t kThpSize = uint64_t{2} << 20;
 
 // `continuation`: b is a's growth by mremap (one object, even when it is shared anonymous memory).
+// MAP_DROPPABLE memory at `host`: the host's own where it has it (Linux 6.11), else private memory a fork
+// child gets zeroed and a core dump leaves out (pages that are never dropped are droppable pages too).
+int64_t map_droppable(void* host, uint64_t len, int hprot) {
+  constexpr int kMapDroppable = 0x08;
+  if (::mmap(host, len, hprot, kMapDroppable | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED) return 0;
+  if (::mmap(host, len, hprot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+    return -errno;
+  (void)::madvise(host, len, MADV_WIPEONFORK);
+  (void)::madvise(host, len, MADV_DONTDUMP);
+  return 0;
+}
+
 bool same_kind(const Vma& a, const Vma& b, bool continuation = false) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
   if (a.huge_shift != b.huge_shift) return false;
@@ -206,8 +218,12 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     // Huge pages are reserved at mmap time (no MAP_NORESERVE), so a later fault never finds none: that
     // SIGBUS would hit the emulator. The host refuses with ENOMEM first when it has too few.
     const int kind = src.huge_shift != 0 ? MAP_HUGETLB | (src.huge_shift << MAP_HUGE_SHIFT) : MAP_NORESERVE;
-    if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | kind | MAP_FIXED, -1, 0) == MAP_FAILED)
+    if (vflags & kVmaDroppable) {
+      if (const int64_t r = map_droppable(host(addr), len, hprot); r < 0) return r;
+    } else if (::mmap(host(addr), len, hprot, share | MAP_ANONYMOUS | kind | MAP_FIXED, -1, 0) ==
+               MAP_FAILED) {
       return -errno;
+    }
     // Large private memory on huge pages (docs/memory.md): a guest's big arrays and heaps miss the host's
     // TLB far less, and a first touch costs one fault per 2 MiB. The guest's own MADV_NOHUGEPAGE still
     // reaches the host (madvise below); the host refusing is no error (transparent_hugepage "never").
@@ -224,8 +240,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     // call the host's EFAULT. The TLB fill hook, which also serves Unicorn's helpers (exclusives, atomics),
     // asks the host at each fill (page_prot). The host mapping lies inside the window like any other, so
     // the bounds argument of docs/memory.md covers it.
-    if (::mmap(host(addr), len, hprot, share | MAP_FIXED, src.host_fd, static_cast<off_t>(src.offset)) ==
-        MAP_FAILED)
+    if (::mmap(host(addr), len, hprot, share | src.host_flags | MAP_FIXED, src.host_fd,
+               static_cast<off_t>(src.offset)) == MAP_FAILED)
       return -errno;
     struct stat st {};
     if (::fstat(src.host_fd, &st) == 0 && S_ISREG(st.st_mode)) vflags |= kVmaRegularFile;
@@ -269,6 +285,7 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   if (type != MAP_PRIVATE) vflags |= kVmaShared;
   if (src.host_fd < 0) vflags |= kVmaAnon;
   if (flags & MAP_GROWSDOWN) vflags |= kVmaGrowsDown;
+  if (src.droppable) vflags |= kVmaDroppable;
 
   std::optional<CodeGate::Closed> closed;
   if ((flags & MAP_FIXED) && range_ok(addr, len) && any_access(addr, addr + len)) closed.emplace(gate_);

@@ -52,6 +52,7 @@ enum VmaFlags : uint32_t {
   // A regular file's mapping: its pages past the end of the file, which the file's length decides at each
   // access, fault on the host with SIGBUS (AddressSpace::map_fixed_locked).
   kVmaRegularFile = 1u << 7,
+  kVmaDroppable = 1u << 8,  // MAP_DROPPABLE (VM_DROPPABLE): wiped on fork, never dumped, may be dropped
 };
 
 struct Vma {
@@ -80,6 +81,8 @@ struct MapSource {
   uint64_t inode = 0;
   std::string name;
   uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
+  int host_flags = 0;      // more flags for the host's mmap of the file (MAP_SYNC)
+  bool droppable = false;  // MAP_DROPPABLE anonymous memory
 };
 
 // Locks the host pages of a new guest mapping (mlock2 with `mlock2_flags`), as Linux's mmap locks and

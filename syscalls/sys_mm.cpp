@@ -41,6 +41,15 @@ int64_t huge_page_shift(int flags) {
   return ::access(pool.c_str(), F_OK) == 0 ? shift : -EINVAL;
 }
 
+// include/linux/mman.h's LEGACY_MAP_MASK as arm64 has it: no MAP_32BIT; MAP_HUGE_2MB and MAP_HUGE_1GB,
+// whose bits hold MAP_UNINITIALIZED's (bit 26). The flags every file takes: MAP_SHARED_VALIDATE refuses any
+// other with EOPNOTSUPP, but MAP_SYNC, which the file's filesystem decides (the host's mmap of the file is
+// asked with it).
+constexpr int kLegacyMapMask = MAP_SHARED | MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS | MAP_DENYWRITE |
+                               MAP_EXECUTABLE | MAP_GROWSDOWN | MAP_LOCKED | MAP_NORESERVE | MAP_POPULATE |
+                               MAP_NONBLOCK | MAP_STACK | MAP_HUGETLB | (21 << 26) | (30 << 26);
+constexpr int kMapDroppable = 0x08;  // a MAP_TYPE value (Linux 6.11)
+
 }  // namespace
 
 // mmap(2): anonymous, file-backed private and shared, MAP_FIXED, MAP_FIXED_NOREPLACE, hints, MAP_GROWSDOWN.
@@ -56,11 +65,14 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
     if (len == 0) return -EINVAL;
     const int type = flags & 0x0f;  // MAP_TYPE
     if (type != MAP_SHARED && type != MAP_PRIVATE && type != MAP_SHARED_VALIDATE) return -EINVAL;
+    if (type == MAP_SHARED_VALIDATE && (flags & ~(kLegacyMapMask | MAP_SYNC))) return -EOPNOTSUPP;
     if (type != MAP_PRIVATE && (prot & PROT_WRITE) && (acc & O_ACCMODE) != O_RDWR) return -EACCES;
     if ((acc & O_ACCMODE) == O_WRONLY) return -EACCES;
     struct stat st {};
     if (::fstat(fd, &st) != 0) return -errno;
     if (S_ISDIR(st.st_mode)) return -ENODEV;
+    if (flags & MAP_GROWSDOWN) return -EINVAL;  // a file mapping never grows
+    if (flags & MAP_SYNC) src.host_flags = MAP_SYNC | (type == MAP_SHARED_VALIDATE ? MAP_SHARED_VALIDATE : 0);
     src.host_fd = fd;
     src.offset = offset;
     src.dev = st.st_dev;
@@ -73,9 +85,27 @@ SysResult sys_mmap(Task& t, uint64_t addr, uint64_t len, int prot, int flags, in
       return -EINVAL;  // ksys_mmap_pgoff: MAP_HUGETLB needs a hugetlbfs file or none
     }
   } else if (flags & MAP_HUGETLB) {
+    // (An anonymous hugetlb mapping is one of a hugetlbfs file in Linux: MAP_SHARED_VALIDATE is a type.)
     const int64_t shift = huge_page_shift(flags);
     if (shift < 0) return shift;
     src.huge_shift = static_cast<uint8_t>(shift);
+  } else {
+    // do_mmap's types of anonymous memory: shared (never growing), private, and droppable (private pages
+    // the kernel may take back, which a child does not inherit: never locked, huge or growing).
+    switch (flags & 0x0f) {
+      case MAP_SHARED:
+        if (flags & MAP_GROWSDOWN) return -EINVAL;
+        break;
+      case MAP_PRIVATE:
+        break;
+      case kMapDroppable:
+        if ((flags & (MAP_LOCKED | MAP_GROWSDOWN)) != 0) return -EINVAL;
+        src.droppable = true;
+        flags = (flags & ~0x0f) | MAP_PRIVATE;
+        break;
+      default:
+        return -EINVAL;
+    }
   }
   // READ_IMPLIES_EXEC (personality), unless the file's mount forbids execution.
   if ((prot & PROT_READ) && (guest_personality() & kReadImpliesExec)) {

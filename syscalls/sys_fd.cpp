@@ -36,6 +36,20 @@ using guest::from_host;
 SysResult open_resolved(Task& t, int dirfd, const GuestPath& p, int hflags, uint32_t mode,
                         const guest::open_how* how) {
   const bool writes_comm = p.proc.node == ProcNode::kComm && (hflags & O_ACCMODE) != O_RDONLY;
+  // openat2's resolve rules on a /proc path that a64run answers itself (a file it makes, /proc/self/exe):
+  // the host resolves the same /proc path first under the same rules, and its refusal is the guest's. The
+  // guest's pid is the host's, so the links on the way are the same kind: /proc/self/exe is a magic link
+  // (RESOLVE_NO_MAGICLINKS: ELOOP), /proc/self a symlink (RESOLVE_NO_SYMLINKS), an absolute path leaves
+  // the directory (RESOLVE_BENEATH: EXDEV).
+  if (how != nullptr && how->resolve != 0 && (p.synthesized() || p.proc.node == ProcNode::kExe)) {
+    guest::open_how probe{};
+    probe.flags = O_PATH | O_CLOEXEC | static_cast<uint64_t>(hflags & O_NOFOLLOW);
+    probe.resolve = how->resolve;
+    const std::string& proc_path = p.proc.node == ProcNode::kExe ? p.link : p.host_nofollow;
+    const long fd = ::syscall(SYS_openat2, dirfd, proc_path.c_str(), &probe, sizeof probe);
+    if (fd < 0) return -errno;
+    ::close(static_cast<int>(fd));
+  }
   if (p.synthesized() && !(hflags & O_PATH) && !writes_comm) return open_proc_file(t, p.proc, hflags);
   // O_NOFOLLOW on /proc/self/exe meets the link itself (ELOOP, or an O_PATH descriptor), as on Linux.
   const std::string& path = (hflags & O_NOFOLLOW) ? p.nofollow() : p.host;

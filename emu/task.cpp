@@ -330,13 +330,14 @@ namespace emu {
 // Walks the robust list (set_robust_list) at thread death: every futex the dying thread still owns gets
 // FUTEX_OWNER_DIED and one waiter is woken, as kernel/futex/core.c's exit_robust_list does.
 void Task::release_robust_futexes() {
-  if (robust_list == 0) return;
+  const uint64_t list = robust_list.load(std::memory_order_relaxed);
+  if (list == 0) return;
   struct Head {
     uint64_t next;
     int64_t futex_offset;
     uint64_t pending;
   } head{};
-  if (copy_in(as(), &head, robust_list, sizeof head) != 0) return;
+  if (copy_in(as(), &head, list, sizeof head) != 0) return;
   auto release = [&](uint64_t entry) {
     const uint64_t uaddr = entry + static_cast<uint64_t>(head.futex_offset);
     if (uaddr & 3) return;
@@ -356,7 +357,7 @@ void Task::release_robust_futexes() {
     if (as().is_shared(uaddr)) ::syscall(SYS_futex, as().host(uaddr), FUTEX_WAKE, 1, nullptr, nullptr, 0);
   };
   uint64_t entry = head.next;
-  for (int limit = 0; entry != robust_list && entry != 0 && limit < 2048; ++limit) {
+  for (int limit = 0; entry != list && entry != 0 && limit < 2048; ++limit) {
     uint64_t next = 0;
     if (copy_in(as(), &next, entry & ~uint64_t{1}, sizeof next) != 0) break;
     if ((entry & ~uint64_t{1}) != head.pending) release(entry & ~uint64_t{1});

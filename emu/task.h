@@ -273,8 +273,8 @@ class Task {
   void reset_safe_calls() { safe_calls_ = 0; }
   void note_safe_call(bool entered) { safe_calls_ |= entered ? 1 : 2; }
   bool safe_calls_never_entered() const { return safe_calls_ == 2; }
-  uint64_t clear_child_tid = 0;  // set_tid_address / CLONE_CHILD_CLEARTID
-  uint64_t robust_list = 0;      // set_robust_list head
+  uint64_t clear_child_tid = 0;          // set_tid_address / CLONE_CHILD_CLEARTID
+  std::atomic<uint64_t> robust_list{0};  // set_robust_list head (get_robust_list reads another thread's)
   uint64_t robust_list_len = 0;
 
   // Runs the thread's guest code until it exits; returns only for thread exit, never for exit_group.

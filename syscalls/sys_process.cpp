@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "emu/guest_mem.h"
@@ -19,6 +20,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
+#include "syscalls/proc_mem.h"
 
 namespace syscalls {
 namespace {}  // namespace
@@ -52,15 +54,52 @@ SysResult sys_set_tid_address(Task& t, uint64_t tidptr) {
 // set_robust_list(2): remembered for thread death (FUTEX_OWNER_DIED); the head's size is fixed by the ABI.
 SysResult sys_set_robust_list(Task& t, uint64_t head, uint64_t len) {
   if (len != 24) return -EINVAL;
-  t.robust_list = head;
+  t.robust_list.store(head, std::memory_order_relaxed);
   t.robust_list_len = len;
   return 0;
 }
 
+// get_robust_list(2): a thread's head, stored after its size as Linux stores them. A thread of this process,
+// or of a process that shares its memory (a CLONE_VM child), is looked up here; any other pid is the host's
+// to find and to check (ptrace_may_access: ESRCH, EPERM). A native program's head is the host's answer.
+// Another a64run's is its guest's, which this process cannot know: ENOSYS, logged once.
 SysResult sys_get_robust_list(Task& t, int pid, GuestPtr<uint64_t> head, GuestPtr<uint64_t> len) {
-  if (pid != 0 && pid != t.tid()) return -ESRCH;
-  if (int64_t r = head.write(t.as(), t.robust_list); r < 0) return r;
-  return len.write(t.as(), 24);
+  uint64_t value = 0;
+  bool found = false;
+  auto look = [&](emu::Task& th) {
+    if (th.tid() != pid) return;
+    value = th.robust_list.load(std::memory_order_relaxed);
+    found = true;
+  };
+  if (pid == 0) {
+    value = t.robust_list.load(std::memory_order_relaxed);
+    found = true;
+  } else {
+    t.proc().for_each_thread(look);
+    if (!found) t.proc().with_relative(pid, [&](emu::Process& p) { p.for_each_thread(look); });
+  }
+  if (!found) {
+    uint64_t host_head = 0;
+    size_t host_len = 0;
+    if (::syscall(SYS_get_robust_list, pid, &host_head, &host_len) != 0) return -errno;
+    MemTarget target;
+    int memfd = -1;
+    const int64_t r = classify_pid(pid, false, &target, &memfd);
+    if (memfd >= 0) ::close(memfd);
+    if (r == 0 && target.kind == MemTargetKind::kOwn) return -ESRCH;  // one of a64run's own threads
+    if (r != 0 || target.kind != MemTargetKind::kPassThrough) {
+      static std::once_flag logged;
+      std::call_once(logged, [] {
+        const char msg[] =
+            "a64run: get_robust_list of another emulated process is not known, returning -ENOSYS\n";
+        (void)!::write(2, msg, sizeof msg - 1);
+      });
+      return -ENOSYS;
+    }
+    value = host_head;
+  }
+  if (int64_t r = len.write(t.as(), 24); r < 0) return r;
+  return head.write(t.as(), value);
 }
 
 // uname(2): the host's names with machine "aarch64" (struct utsname has the same layout on both).

@@ -25,6 +25,7 @@
 #include "syscalls/ipc_wait.h"
 #include "syscalls/proc_mem.h"
 #include "syscalls/procfs.h"
+#include "syscalls/sys_process.h"
 
 namespace syscalls {
 namespace {
@@ -219,17 +220,21 @@ SysResult sys_close(Task& t, int fd) {
 }
 
 // close_range(2): the host call per sub-range that holds no reserved descriptor. CLOSE_RANGE_UNSHARE first
-// gives the calling thread a descriptor table of its own when its table is shared, which for a64run means
-// shared with other guest threads or with another process (a clone with CLONE_FILES, either side): then the
-// host's unshare(CLONE_FILES) of this host thread copies the whole table (the host's close_range would copy
-// none of the range, reserved descriptors included). A lone guest thread of a process that never shared
-// its table shares its host table only with a64run's own threads (the intake thread, which writes
-// signalfds' pipes by number), so as on Linux, where nothing else shares it, its table stays.
+// gives the calling thread a descriptor table of its own when its table is shared (the host's close_range
+// would copy none of the range, reserved descriptors included). A lone guest thread: unshare_files (a copy
+// when another process shares the table, with a64run's signal worker moved to it; none otherwise, as on
+// Linux). A thread of a multithreaded guest: the host's unshare of this host thread, which copies the whole
+// table; the signal worker stays in the process's, so a signalfd this thread makes afterwards does not
+// become readable for a signal the worker queues (a limit of a64run's).
 SysResult sys_close_range(Task& t, uint32_t first, uint32_t last, uint32_t flags) {
   if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC)) return -EINVAL;
   if (first > last) return -EINVAL;
-  const bool shared = t.proc().thread_count() > 1 || files_maybe_shared();
-  if ((flags & CLOSE_RANGE_UNSHARE) && shared && ::unshare(CLONE_FILES) != 0) return guest::neg_errno();
+  const bool one_thread = t.proc().thread_count() == 1;
+  if ((flags & CLOSE_RANGE_UNSHARE) && one_thread) {
+    if (const int64_t r = unshare_files(t); r != 0) return r;
+  } else if ((flags & CLOSE_RANGE_UNSHARE) && ::unshare(CLONE_FILES) != 0) {
+    return guest::neg_errno();
+  }
   for (const auto& [from, to] : split_fd_range(first, last, reserved_open_fds())) {
     const uint32_t host_flags = flags & ~CLOSE_RANGE_UNSHARE;
     if (const int64_t r = from_host(::syscall(SYS_close_range, from, to, host_flags)); r < 0) return r;

@@ -278,23 +278,61 @@ int64_t pid_namespace_last(uint64_t flags, const Call& call) {
 
 }  // namespace
 
-// unshare(2): namespaces are the host kernel's business (most apply to children, which are host processes
-// too; a user namespace needs the intake thread out of the way: single_threaded_host_call). Unsharing the
-// fd table, fs attributes or SysV semaphores changes nothing while the guest has one thread (Linux does the
-// same then); a thread of a multithreaded guest cannot get its own (a64run's threads share the host
-// process's): EINVAL.
+// unshare(CLONE_FILES) of a guest with one thread whose descriptor table another process shares (a clone
+// with CLONE_FILES, either side): the host's, which copies the table (EMFILE past fs.nr_open, as Linux).
+// a64run's signal worker writes signalfds' pipes by number, so it must be in the guest's table: the intake
+// thread and its worker step aside and start again from this thread, with its new table.
+SysResult unshare_files(Task& t) {
+  if (!files_maybe_shared()) return 0;  // nothing shares it: Linux copies nothing either
+  ::sigset_t all;
+  ::sigset_t old;
+  sigfillset(&all);
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, 8);
+  const bool stopped = signals::stop_host_signal_intake(t.proc());
+  const int64_t r = guest::from_host(::syscall(SYS_unshare, CLONE_FILES));
+  if (stopped) signals::restart_host_signal_intake(t.proc());
+  ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, nullptr, 8);
+  return r;
+}
+
+// unshare(2), with ksys_unshare's implied flags and check_unshare_flags' refusals. Namespaces are the host
+// kernel's business (most apply to children, which are host processes too; a user namespace needs the
+// intake thread out of the way: single_threaded_host_call). The fs attributes (cwd, root, umask) and the
+// SysV semaphore undo list are per host thread, as they are per task in Linux: the host unshares them for
+// the calling thread. The descriptor table: unshare_files for a guest with one thread; a thread of a
+// multithreaded guest cannot get a table of its own (a64run's signal worker shares the process's): EINVAL.
 SysResult sys_unshare(Task& t, uint64_t flags) {
   constexpr uint64_t kNamespaces = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID |
                                    CLONE_NEWCGROUP | CLONE_NEWUSER | 0x80 /* CLONE_NEWTIME */;
   constexpr uint64_t kPerThread = CLONE_FILES | CLONE_FS | CLONE_SYSVSEM;
   constexpr uint64_t kShared = CLONE_THREAD | CLONE_SIGHAND | CLONE_VM;  // only if nothing is shared
   if (flags & ~(kNamespaces | kPerThread | kShared)) return -EINVAL;
-  if ((flags & (kPerThread | kShared)) && t.proc().thread_count() > 1) return -EINVAL;
-  if (!(flags & kNamespaces)) return 0;
-  if (!(flags & CLONE_NEWUSER)) return guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
-  return pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
-    return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
-  });
+  if (flags & CLONE_NEWUSER) flags |= CLONE_THREAD | CLONE_FS;
+  if (flags & CLONE_VM) flags |= CLONE_SIGHAND;
+  if (flags & CLONE_SIGHAND) flags |= CLONE_THREAD;
+  if (flags & CLONE_NEWNS) flags |= CLONE_FS;
+  const bool one_thread = t.proc().thread_count() == 1;
+  if ((flags & kShared) && !one_thread) return -EINVAL;
+  if ((flags & (CLONE_SIGHAND | CLONE_VM)) && t.proc().signals().handlers.use_count() > 1) return -EINVAL;
+  if ((flags & CLONE_VM) && t.proc().shares_memory()) return -EINVAL;
+  if ((flags & CLONE_FILES) && !one_thread) return -EINVAL;
+  if (flags & kNamespaces) {
+    int64_t r;
+    if (!(flags & CLONE_NEWUSER)) {
+      r = guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
+    } else {
+      r = pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
+        return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
+      });
+    }
+    if (r != 0) return r;
+  }
+  if (flags & (CLONE_FS | CLONE_SYSVSEM)) {
+    if (const int64_t r = guest::from_host(::syscall(SYS_unshare, flags & (CLONE_FS | CLONE_SYSVSEM)));
+        r != 0)
+      return r;
+  }
+  return (flags & CLONE_FILES) ? unshare_files(t) : 0;
 }
 
 // setns(2): the host's, as unshare's namespaces are; joining a user, mount or time namespace needs the intake

@@ -15,6 +15,9 @@ SysResult sys_gettid(Task& t);
 SysResult sys_set_tid_address(Task& t, uint64_t tidptr);
 SysResult sys_set_robust_list(Task& t, uint64_t head, uint64_t len);
 SysResult sys_get_robust_list(Task& t, int pid, GuestPtr<uint64_t> head, GuestPtr<uint64_t> len);
+// unshare(CLONE_FILES) for a guest with one thread (unshare, close_range's CLOSE_RANGE_UNSHARE): a copy of
+// the descriptor table when another process shares it, with a64run's signal worker moved to the copy.
+SysResult unshare_files(Task& t);
 SysResult sys_uname(Task& t, GuestPtr<struct utsname> buf);
 SysResult sys_getuid(Task& t);
 SysResult sys_geteuid(Task& t);

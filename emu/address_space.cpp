@@ -610,6 +610,9 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
     case MADV_KEEPONFORK:
     case MADV_COLD:
     case MADV_PAGEOUT:
+    case MADV_POPULATE_READ:   // the host faults the pages in with the guest's permissions (EFAULT, as
+    case MADV_POPULATE_WRITE:  // Linux, for what an access would not be allowed)
+    case 25:                   // MADV_COLLAPSE (Linux 6.1; newer than Debian 12's headers)
       break;
     default:
       return -EINVAL;

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -48,6 +49,10 @@ int64_t map_droppable(void* host, uint64_t len, int hprot) {
   (void)::madvise(host, len, MADV_DONTDUMP);
   return 0;
 }
+
+// MADV_GUARD_INSTALL and MADV_GUARD_REMOVE (Linux 6.13).
+constexpr int kMadvGuardInstall = 102;
+constexpr int kMadvGuardRemove = 103;
 
 bool same_kind(const Vma& a, const Vma& b, bool continuation = false) {
   if (a.end != b.start || a.prot != b.prot || a.flags != b.flags || a.name != b.name) return false;
@@ -614,6 +619,11 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
     case MADV_POPULATE_WRITE:  // Linux, for what an access would not be allowed)
     case 25:                   // MADV_COLLAPSE (Linux 6.1; newer than Debian 12's headers)
       break;
+    case kMadvGuardInstall:  // the host's pages carry the guard (page_prot tells them from others)
+      guards_installed_.store(true, std::memory_order_relaxed);
+      break;
+    case kMadvGuardRemove:
+      break;
     default:
       return -EINVAL;
   }
@@ -794,10 +804,17 @@ int AddressSpace::page_prot(uint64_t addr, bool* past_eof, bool fetch) {
       Vma& v = std::prev(it)->second;
       // A page of a regular file the guest may touch: the host's mapping says whether it lies past the end
       // of the file now (map_fixed_locked's invariant). Under the shared lock the host mapping is the VMA's,
-      // so a fault of this load is the file's SIGBUS.
+      // so a SIGBUS of this load is the file's. Once the guest has installed guard pages (MADV_GUARD_INSTALL,
+      // which the host's pages carry), every page is asked: a SIGSEGV there is a guard page, which Linux
+      // faults as it faults no mapping at all (VM_FAULT_SIGSEGV: SEGV_MAPERR).
       uint32_t word;
-      *past_eof = (v.flags & kVmaRegularFile) && v.prot != PROT_NONE &&
-                  !fault_load32(reinterpret_cast<const uint32_t*>(host(page_down(addr))), &word);
+      *past_eof = false;
+      const bool ask = v.prot != PROT_NONE &&
+                       ((v.flags & kVmaRegularFile) || guards_installed_.load(std::memory_order_relaxed));
+      if (ask && !fault_load32(reinterpret_cast<const uint32_t*>(host(page_down(addr))), &word)) {
+        if (last_fault_signal() != SIGBUS) return -1;
+        *past_eof = true;
+      }
       if (fetch && (v.prot & PROT_EXEC)) {
         std::atomic_ref<bool> fetched(v.fetched);
         if (!fetched.load(std::memory_order_relaxed)) fetched.store(true, std::memory_order_relaxed);

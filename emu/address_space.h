@@ -286,6 +286,7 @@ class AddressSpace {
   int lock_future_ = -1;          // GUARDED_BY(mu_): mlock2 flags for new mappings, or -1 for none
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> code_generation_{0};
+  std::atomic<bool> guards_installed_{false};  // the guest has used MADV_GUARD_INSTALL (page_prot asks)
 };
 
 }  // namespace emu

@@ -76,6 +76,9 @@ extern const char a64run_fault_cas32_insn[], a64run_fault_cas32_fixup[];
 namespace emu {
 namespace {
 
+// The handler's note for last_fault_signal: a plain thread-local int (initial-exec in the static binary).
+thread_local int t_last_fault_signal = 0;
+
 // Each faulting instruction and where it resumes.
 const char* const kFixups[][2] = {{a64run_fault_copy_insn, a64run_fault_copy_fixup},
                                   {a64run_fault_load32_insn, a64run_fault_load32_fixup},
@@ -84,15 +87,20 @@ const char* const kFixups[][2] = {{a64run_fault_copy_insn, a64run_fault_copy_fix
 }  // namespace
 
 // From the SIGSEGV/SIGBUS handler (emu/host_fault.cpp): it reads the frame and the table, nothing else.
-__attribute__((no_sanitize("thread", "address"))) bool take_fault_access_fixup(ucontext_t* uc) {
+__attribute__((no_sanitize("thread", "address"))) bool take_fault_access_fixup(ucontext_t* uc, int sig) {
   greg_t& pc = uc->uc_mcontext.gregs[REG_RIP];
   for (const auto& f : kFixups) {
     if (reinterpret_cast<const char*>(pc) == f[0]) {
       pc = reinterpret_cast<greg_t>(f[1]);
+      t_last_fault_signal = sig;
       return true;
     }
   }
   return false;
+}
+
+int last_fault_signal() {
+  return t_last_fault_signal;
 }
 
 size_t fault_copy(void* dst, const void* src, size_t n) {

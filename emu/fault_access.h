@@ -15,7 +15,11 @@ namespace emu {
 
 // For the SIGSEGV/SIGBUS handler: when the fault's PC is one of the routines' faulting instructions, moves it
 // to that routine's fixup and returns true. Reads nothing but the frame (a raw handler's rules).
-bool take_fault_access_fixup(ucontext_t* uc);
+bool take_fault_access_fixup(ucontext_t* uc, int sig);
+
+// The signal of the last fault one of these routines took on this thread (SIGSEGV or SIGBUS): a file page
+// past the end of its file is SIGBUS, a guard page (MADV_GUARD_INSTALL) or a page unmapped meanwhile SIGSEGV.
+int last_fault_signal();
 
 // Copies n bytes; returns how many were not copied (0: all), from the first byte that faulted.
 size_t fault_copy(void* dst, const void* src, size_t n);

@@ -8,10 +8,10 @@
 //      the address lies in the guest window or the guard after it, and the PC in that engine's code buffer
 //      or in one of Unicorn's load, store and atomic helpers that translated code called (its slow path,
 //      its atomics), which mark the thread with their return address into that code for their duration
-//      (emu/helper_faults.cpp). The host pages carry the guest's permissions and file pages the file's
-//      length, so this is the fault Linux would give the guest: the vCPU leaves the translated code at the
-//      faulting instruction (Vcpu::take_host_fault) and delivers the guest's SIGSEGV or SIGBUS with the
-//      exact address and code (Vcpu::classify_host_fault);
+//      (emu/helper_faults.cpp). The host pages carry the guest's permissions and guard pages, and file
+//      pages the file's length, so this is the fault Linux would give the guest: the vCPU leaves the
+//      translated code at the faulting instruction (Vcpu::take_host_fault) and delivers the guest's SIGSEGV
+//      or SIGBUS with the exact address and code (Vcpu::classify_host_fault);
 //  (c) anything else: an a64run bug. It goes to the handler installed before this one (a sanitizer's report),
 //      or a64run says where it faulted and the faulting instruction runs again under the default action,
 //      which ends the process with the signal. One guest-made case lands here too: a file page that lay
@@ -101,8 +101,8 @@ __attribute__((no_sanitize("thread", "address"))) void on_host_fault(int sig, si
     errno = saved_errno;
     return;
   }
-  if (take_fault_access_fixup(uc)) return;  // (a)
-  Vcpu::take_host_fault(sig, *si, *uc);     // (b): does not return if the fault is the guest's
+  if (take_fault_access_fixup(uc, sig)) return;  // (a)
+  Vcpu::take_host_fault(sig, *si, *uc);          // (b): does not return if the fault is the guest's
   // (c)
   const KernelSigaction& prev = g_previous[sig == SIGSEGV ? 0 : 1];
   if (prev.handler != reinterpret_cast<uint64_t>(SIG_DFL) &&

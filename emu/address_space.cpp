@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -652,6 +653,50 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
     while (it != vmas_.end() && it->second.start <= cursor) ++it;
   }
   return hole ? -ENOMEM : 0;
+}
+
+// remap_file_pages(2), deprecated, which Linux emulates as an mmap of the VMA's file at another offset over
+// the range (MAP_SHARED | MAP_FIXED | MAP_POPULATE, the VMA's protection): its checks in the kernel's order
+// (prot must be 0; the rounded range may not wrap, nor the file offset; the range lies in one shared file
+// mapping, or in VMAs of the same file and flags without a hole). The host's own call on the window, whose
+// mapping is the same file, moves the pages; the VMAs of the range take the new offset (code translated
+// from the old contents is dropped) and join their neighbours as the new mapping would.
+int64_t AddressSpace::remap_file_pages(uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
+                                       uint64_t flags) {
+  if (prot != 0) return -EINVAL;
+  start &= ~kPageMask;
+  size &= ~kPageMask;
+  if (start + size <= start) return -EINVAL;
+  if (pgoff + (size >> 12) < pgoff || pgoff > (UINT64_MAX >> 12)) return -EINVAL;
+  if (!range_ok(start, size)) return -EINVAL;
+  const uint64_t end = start + size;
+  std::optional<CodeGate::Closed> closed;
+  if (any_access(start, end)) closed.emplace(gate_);
+  std::unique_lock lk(mu_);
+  const Vma* first = vma_at_locked(start);
+  // (Shared anonymous memory and SysV segments are shmem files in Linux: they qualify.)
+  if (first == nullptr || !(first->flags & kVmaShared)) return -EINVAL;
+  for (uint64_t at = first->end; at < end;) {
+    const Vma* next = vma_at_locked(at);
+    if (next == nullptr || next->start != at || next->dev != first->dev || next->inode != first->inode ||
+        next->flags != first->flags || next->prot != first->prot)
+      return -EINVAL;
+    at = next->end;
+  }
+  if (::syscall(SYS_remap_file_pages, host(start), size, 0, pgoff, flags & MAP_NONBLOCK) != 0) return -errno;
+  split_at_locked(start);
+  split_at_locked(end);
+  for (auto it = vmas_.lower_bound(start); it != vmas_.end() && it->first < end; ++it) {
+    Vma& v = it->second;
+    v.offset = (pgoff << 12) + (v.start - start);
+    if ((v.prot & PROT_EXEC) && v.fetched) {
+      bump_code_generation();
+      v.fetched = false;
+    }
+  }
+  merge_range_locked(start, end);
+  bump_generation();
+  return 0;
 }
 
 int64_t AddressSpace::msync(uint64_t addr, uint64_t len, int flags) {

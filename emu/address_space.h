@@ -139,6 +139,8 @@ class AddressSpace {
   int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
+  // remap_file_pages(2): the pages of a shared file mapping show the file from page `pgoff` on.
+  int64_t remap_file_pages(uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff, uint64_t flags);
 
   // SysV shared memory (emu/address_space_shm.cpp). attach_segment places `len` bytes at guest `addr`, or
   // where top-down placement finds room when addr is 0; `replace` (SHM_REMAP) lets it replace mappings there,

@@ -136,6 +136,10 @@ SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_
 SysResult sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice) {
   return t.as().madvise(addr, len, advice);
 }
+SysResult sys_remap_file_pages(Task& t, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
+                               uint64_t flags) {
+  return t.as().remap_file_pages(start, size, prot, pgoff, flags);
+}
 SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags) {
   return t.as().msync(addr, len, flags);
 }

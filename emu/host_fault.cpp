@@ -14,12 +14,12 @@
 //      or SIGBUS with the exact address and code (Vcpu::classify_host_fault);
 //  (c) anything else: an a64run bug. It goes to the handler installed before this one (a sanitizer's report),
 //      or a64run says where it faulted and the faulting instruction runs again under the default action,
-//      which ends the process with the signal. One guest-made case lands here too: a file page that lay
-//      inside its file when the vCPU's TLB was filled for it (the fill hook asks the host) and past its end
-//      when a helper without the mark (the 128-bit pair compare-and-swap of LDXP/STXP/CASP) touched it
-//      through that entry: the file shrank in between. Nothing records where in translated code
-//      such a helper was called from, so it ends a64run with the guest's own default action (SIGBUS)
-//      instead of reaching a guest handler.
+//      which ends the process with the signal. One guest-made case lands here too: a page the guest could
+//      touch when the vCPU's TLB was filled for it (the fill hook asks the host) and could not when a helper
+//      without the mark (the 128-bit pair compare-and-swap of LDXP/STXP/CASP) touched it through that
+//      entry: its file shrank past it, or the guest made it a guard page, in between. Nothing records
+//      where in translated code such a helper was called from, so it ends a64run with the guest's own
+//      default action (SIGBUS, SIGSEGV for a guard page) instead of reaching a guest handler.
 // (a) is checked first and is told apart by the PC alone (a64run's code); (b) needs the PC in Unicorn's code
 // buffer or the helper mark, which is off whenever a64run's own code runs (the TLB fill hook suspends it),
 // so no fault of one kind can be taken for the other; (b) also needs the address in the window, so

@@ -265,8 +265,12 @@ int64_t proc_content(Task& t, const ProcPath& proc, std::string* out) {
 
 // A read-only descriptor holding `content`: a memfd written, then reopened read-only through /proc so the
 // guest's descriptor cannot change it.
-int64_t serve_memfd(const std::string& content, int host_flags) {
-  const int mfd = ::memfd_create("a64run-proc", MFD_CLOEXEC);
+// The memfd names: a /proc/<self>/maps file has a name of its own, which PROCMAP_QUERY looks for.
+constexpr char kProcMemfd[] = "a64run-proc";
+constexpr char kMapsMemfd[] = "a64run-proc-maps";
+
+int64_t serve_memfd(const std::string& content, int host_flags, const char* name) {
+  const int mfd = ::memfd_create(name, MFD_CLOEXEC);
   if (mfd < 0) return guest::neg_errno();
   size_t done = 0;
   while (done < content.size()) {
@@ -368,7 +372,7 @@ int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags) {
   if ((host_flags & O_ACCMODE) != O_RDONLY) return -EACCES;
   std::string content;
   if (const int64_t r = proc_content(t, proc, &content); r < 0) return r;
-  return serve_memfd(content, host_flags);
+  return serve_memfd(content, host_flags, proc.node == ProcNode::kMaps ? kMapsMemfd : kProcMemfd);
 }
 
 std::string guest_comm(std::string_view host_comm, std::string_view emulator, std::string_view program) {

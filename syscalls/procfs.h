@@ -73,6 +73,12 @@ int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out);
 // or -errno.
 int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags);
 
+// PROCMAP_QUERY (Linux 6.11), the ioctl of a /proc/<pid>/maps file: kNotMapsFile when fd is no maps file
+// open_proc_file served (the caller goes on), else the ioctl's result.
+inline constexpr uint32_t kProcmapQuery = 0xc0686611;  // _IOWR('f', 17, struct procmap_query)
+inline constexpr int64_t kNotMapsFile = INT64_MIN + 3;
+int64_t procmap_query(Task& t, int fd, uint64_t arg);
+
 // The guest's command name: the host's comm, unless it is still a64run's own, then the program's basename
 // (both at most 15 bytes, as the kernel's TASK_COMM_LEN).
 std::string guest_comm(std::string_view host_comm, std::string_view emulator_comm, std::string_view program);

@@ -31,6 +31,7 @@
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/abi/termios.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/procfs.h"
 #include "syscalls/sys_userfaultfd.h"
 
 namespace syscalls {
@@ -391,6 +392,9 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
   if (cmd == SIOCGIFCONF) return if_conf(t, fd, arg);
   if (guest::ioc_type(cmd) == 0xaa) return userfaultfd_ioctl(t, fd, cmd, arg);
   if (cmd == FS_IOC_FIEMAP) return fiemap(t, fd, arg);
+  if (cmd == kProcmapQuery) {
+    if (const int64_t r = procmap_query(t, fd, arg); r != kNotMapsFile) return r;
+  }
   if (cmd == guest::kFIOASYNC) t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
   IoctlSpec pidfd_info{cmd, A::kInOut, static_cast<uint16_t>(guest::ioc_size(cmd)), false, false};
   const bool is_pidfd_info = guest::ioc_type(cmd) == 0xff && guest::ioc_nr(cmd) == kPidfdGetInfoNr &&

@@ -393,7 +393,11 @@ SysResult sys_ioctl(Task& t, int fd, uint32_t cmd, uint64_t arg) {
   if (guest::ioc_type(cmd) == 0xaa) return userfaultfd_ioctl(t, fd, cmd, arg);
   if (cmd == FS_IOC_FIEMAP) return fiemap(t, fd, arg);
   if (cmd == kProcmapQuery) {
-    if (const int64_t r = procmap_query(t, fd, arg); r != kNotMapsFile) return r;
+    // Any other descriptor: ENOTTY, as for every file but a maps file (a maps file of another process is
+    // the host's, whose query would answer in host addresses).
+    const int64_t r = procmap_query(t, fd, arg);
+    if (r != kNotMapsFile) return r;
+    return ::fcntl(fd, F_GETFD) < 0 ? -EBADF : -ENOTTY;
   }
   if (cmd == guest::kFIOASYNC) t.proc().self_signals_armed.store(true, std::memory_order_relaxed);
   IoctlSpec pidfd_info{cmd, A::kInOut, static_cast<uint16_t>(guest::ioc_size(cmd)), false, false};

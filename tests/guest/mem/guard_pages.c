@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mem_util.h"
 
 #ifndef MADV_GUARD_INSTALL
 #define MADV_GUARD_INSTALL 102
@@ -48,19 +49,6 @@ static int faults(volatile char* p, int write) {
     return 0;
   }
   return 1;
-}
-
-static int maps_lines(uintptr_t start, uintptr_t end) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  if (f == NULL) return -1;
-  char line[512];
-  int n = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long a, b;
-    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a < end && b > start) n++;
-  }
-  fclose(f);
-  return n;
 }
 
 int main(void) {

@@ -33,10 +33,6 @@ static int maps_overlapping(uintptr_t start, uintptr_t end, uintptr_t* last_star
   return n;
 }
 
-static int maps_lines(uintptr_t start, uintptr_t end) {
-  return maps_overlapping(start, end, NULL);
-}
-
 // Every VMA the count includes (x86-64's [vsyscall] gate is shown but not counted, should this run there).
 static int maps_total(void) {
   FILE* f = fopen("/proc/self/maps", "re");

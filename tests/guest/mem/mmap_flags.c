@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "mem_util.h"
 
 #ifndef MAP_SHARED_VALIDATE
 #define MAP_SHARED_VALIDATE 0x03
@@ -37,20 +38,6 @@ static int try_map(void* hint, size_t len, int prot, int flags, int fd) {
   if (p == MAP_FAILED) return errno;
   munmap(p, len);
   return 0;
-}
-
-// The number of lines of /proc/self/maps that overlap [start, end).
-static int maps_lines(uintptr_t start, uintptr_t end) {
-  FILE* f = fopen("/proc/self/maps", "r");
-  if (f == NULL) return -1;
-  char line[512];
-  int n = 0;
-  while (fgets(line, sizeof line, f)) {
-    unsigned long a, b;
-    if (sscanf(line, "%lx-%lx", &a, &b) == 2 && a < end && b > start) n++;
-  }
-  fclose(f);
-  return n;
 }
 
 int main(void) {

@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +28,7 @@
 #include "signals/slow_core.h"
 #include "signals/stats.h"
 #include "syscalls/proc_mem.h"
+#include "syscalls/seccomp.h"
 
 extern char** environ;
 
@@ -63,6 +66,8 @@ void usage(FILE* out) {
       "  --binfmt status      show the registration and other handlers of arm64 programs\n"
       "  --exec-signal-state=BLOCKED:IGNORED[:SIGPENDING:MAX]   internal: what a guest execve keeps (signal\n"
       "                  mask, ignored signals, RLIMIT_SIGPENDING), from a64run to itself\n"
+      "  --exec-seccomp=FD   internal: the seccomp filters a guest execve keeps, in the file FD (read and\n"
+      "                  closed at start), from a64run to itself\n"
       "  -h, --help      show this help\n"
       "  --version       show the version, the Unicorn and Capstone versions, and the fast paths this\n"
       "                  build takes\n\n"
@@ -195,6 +200,43 @@ int value_option(const std::string& a, const char* v, emu::Options* opts, std::s
   return -1;
 }
 
+// The options a64run gives itself for a guest's execve (not for users): -1 when `a` is one and was taken, 0
+// when it is not one, or an exit status.
+int parse_exec_option(const std::string& a, emu::Options* opts) {
+  // What a guest execve keeps (Options::exec_blocked).
+  if (a.starts_with("--exec-signal-state=")) {
+    char* end = nullptr;
+    opts->exec_blocked = std::strtoull(a.c_str() + 20, &end, 16);
+    if (*end == ':') opts->exec_ignored = std::strtoull(end + 1, &end, 16);
+    if (*end == ':') {  // the guest's RLIMIT_SIGPENDING (signals::set_guest_sigpending_limit)
+      rlimit pending{};
+      pending.rlim_cur = std::strtoull(end + 1, &end, 16);
+      if (*end == ':') pending.rlim_max = std::strtoull(end + 1, &end, 16);
+      signals::set_guest_sigpending_limit(pending);
+    }
+    if (*end != '\0') {
+      fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
+      return 2;
+    }
+    return -1;
+  }
+  // The seccomp filters a guest execve keeps (syscalls/seccomp.h). Past execve's point of no return: a file
+  // that cannot be read kills the program, as Linux's SIGKILL.
+  if (a.starts_with("--exec-seccomp=")) {
+    char* end = nullptr;
+    const long fd = std::strtol(a.c_str() + 15, &end, 10);
+    syscalls::seccomp::Chain chain;
+    if (*end != '\0' || fd < 0 || fd > INT_MAX ||
+        !syscalls::seccomp::read_exec_fd(static_cast<int>(fd), &chain)) {
+      fmt::print(stderr, "a64run: {}: not a seccomp filter chain\n", a);
+      signals::die_with_signal(SIGKILL);
+    }
+    opts->exec_seccomp = std::move(chain);
+    return -1;
+  }
+  return 0;
+}
+
 // Parses the command line into opts; returns -1 to continue, or an exit status.
 int parse_args(int argc, char** argv, emu::Options* opts) {
   if (!base_options(opts)) return 2;
@@ -231,21 +273,8 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
       signals::enable_stats(a.size() > 15 ? a.substr(15) : "");
       continue;
     }
-    // Not for users: what a guest execve keeps (Options::exec_blocked), from a64run to itself.
-    if (a.starts_with("--exec-signal-state=")) {
-      char* end = nullptr;
-      opts->exec_blocked = std::strtoull(a.c_str() + 20, &end, 16);
-      if (*end == ':') opts->exec_ignored = std::strtoull(end + 1, &end, 16);
-      if (*end == ':') {  // the guest's RLIMIT_SIGPENDING (signals::set_guest_sigpending_limit)
-        rlimit pending{};
-        pending.rlim_cur = std::strtoull(end + 1, &end, 16);
-        if (*end == ':') pending.rlim_max = std::strtoull(end + 1, &end, 16);
-        signals::set_guest_sigpending_limit(pending);
-      }
-      if (*end != '\0') {
-        fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
-        return 2;
-      }
+    if (int status = parse_exec_option(a, opts); status != 0) {
+      if (status > 0) return status;
       continue;
     }
     if (bool bad = false; parse_signal_delay(a, &bad)) {
@@ -314,6 +343,7 @@ int run(int argc, char** argv) {
   auto* main_task = new emu::Task(proc, static_cast<int>(::gettid()));
   proc.add_thread(main_task);
   signals::apply_exec_state(*main_task, proc.opts().exec_blocked, proc.opts().exec_ignored);
+  syscalls::seccomp::install_exec_chain(*main_task, proc.opts().exec_seccomp);
   // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
   signals::start_host_signal_intake(proc);

@@ -235,7 +235,7 @@ void Task::run() {
   if (lock.held_by(self)) lock.release(self);
 }
 
-void Task::exit_thread(int status) {
+void Task::exit_thread(int status, int kill_signal) {
   if (clear_child_tid != 0) {
     // An atomic store: the word is a futex that other threads read (pthread_join's wait) while this one
     // exits.
@@ -263,7 +263,10 @@ void Task::exit_thread(int status) {
   // The last thread ends the process still registered: prepare_death takes its vCPU out of the code gate
   // and the run lock like every other thread's, and a CLONE_VM child's helper finds its Task to delete.
   // (Unregistered first, it left a vCPU in the gate naming a process the helper then freed.)
-  if (!proc_.remove_thread_unless_last(this)) exit_group(status);
+  if (!proc_.remove_thread_unless_last(this)) {
+    if (kill_signal != 0) signals::die_with_signal(kill_signal);
+    exit_group(status);
+  }
   exiting_ = true;
   cpu_->stop(StopKind::kThreadExit);
 }

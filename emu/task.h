@@ -26,6 +26,10 @@
 #include "signals/signalfd.h"
 #include "signals/timers.h"
 
+namespace syscalls::seccomp {
+struct Filter;
+}  // namespace syscalls::seccomp
+
 namespace emu {
 
 // What the command line asked for.
@@ -43,6 +47,8 @@ struct Options {
   // guest execve re-executes a64run, the exec'ing thread's (--exec-signal-state, given by a64run to itself).
   uint64_t exec_blocked = 0;
   uint64_t exec_ignored = 0;
+  // The seccomp filters an execve keeps (--exec-seccomp, read at start: syscalls/seccomp.h).
+  std::shared_ptr<const syscalls::seccomp::Filter> exec_seccomp;
 };
 
 // a64run's own executable, resolved at start: /proc/self/exe stops resolving once the guest's main thread
@@ -276,14 +282,23 @@ class Task {
   uint64_t clear_child_tid = 0;          // set_tid_address / CLONE_CHILD_CLEARTID
   std::atomic<uint64_t> robust_list{0};  // set_robust_list head (get_robust_list reads another thread's)
   uint64_t robust_list_len = 0;
+  // seccomp (syscalls/seccomp.h): the mode (0 none, 1 strict, 2 filter), set by this thread, or by another
+  // thread's SECCOMP_FILTER_FLAG_TSYNC under sig_lock; read without the lock at every system call, and
+  // only then the filter under the lock.
+  std::atomic<uint32_t> seccomp_mode{0};
+  std::shared_ptr<const syscalls::seccomp::Filter> seccomp_filter;  // GUARDED_BY(proc().signals().sig_lock)
+  // A TSYNC from a thread with no_new_privs gives it to this one, whose host thread holds the flag: it
+  // sets it itself at its next system call, before the filter runs.
+  std::atomic<bool> seccomp_nnp_pending{false};
 
   // Runs the thread's guest code until it exits; returns only for thread exit, never for exit_group.
   void run();
   // Ends the whole process with the guest's status (exit_group).
   [[noreturn]] void exit_group(int status);
   // exit(2): clears and wakes clear_child_tid, releases robust futexes, and leaves the run loop. The last
-  // thread's exit ends the process.
-  void exit_thread(int status);
+  // thread's exit ends the process: with `status`, or killed by `kill_signal` when it is not 0 (a thread
+  // that seccomp kills).
+  void exit_thread(int status, int kill_signal = 0);
   void release_robust_futexes();
 
  private:

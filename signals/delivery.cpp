@@ -162,7 +162,9 @@ void handle_signals(emu::Task& t, bool syscall_exit) {
   }
 }
 
-void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail) {
+namespace {
+
+void deliver_now(emu::Task& t, const guest::siginfo& info, const FaultDetail* detail) {
   // A debugger sees the fault first (PC at the faulting instruction). Dropped, the instruction runs again.
   const int sig = gdb::enabled() ? gdb::on_signal(t, info) : info.si_signo;
   if (sig == 0) return;
@@ -180,7 +182,17 @@ void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& 
   if (act.handler == guest::kSIG_DFL) die_with_signal(sig);
   PendingSignal p{info, 0};
   p.info.si_signo = sig;
-  if (!run_handler(t, p, act, old_mask, &detail)) die_with_signal(guest::kSIGSEGV);
+  if (!run_handler(t, p, act, old_mask, detail)) die_with_signal(guest::kSIGSEGV);
+}
+
+}  // namespace
+
+void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail) {
+  deliver_now(t, info, &detail);
+}
+
+void deliver_forced(emu::Task& t, const guest::siginfo& info) {
+  deliver_now(t, info, nullptr);
 }
 
 void die_with_signal(int sig) {

@@ -55,6 +55,8 @@ void set_blocked_locked(emu::Task& t, sigset_t mask);
 void handle_signals(emu::Task& t, bool syscall_exit);
 // A synchronous fault: forced to the thread (unblocked, default restored if ignored) and delivered now.
 void deliver_fault(emu::Task& t, const guest::siginfo& info, const FaultDetail& detail);
+// The same for a signal a system call forces on its thread (seccomp's SIGSYS): no fault address or ESR.
+void deliver_forced(emu::Task& t, const guest::siginfo& info);
 // Ends the process the way the signal would: host disposition reset, core dumps off, then the host signal.
 [[noreturn]] void die_with_signal(int sig);
 

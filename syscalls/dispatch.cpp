@@ -14,6 +14,7 @@
 
 #include "signals/signals.h"
 #include "syscalls/handlers.h"
+#include "syscalls/seccomp.h"
 
 namespace syscalls {
 namespace {
@@ -220,11 +221,15 @@ void dispatch(Task& t) {
   }
   SysResult r;
   t.restart.orig_x0 = regs[0];
-  if (info == nullptr || info->invoke == nullptr) {
+  // seccomp runs first (syscall_trace_enter): a call it decides is not made, and r is the filter's (an
+  // errno, ENOSYS for a tracer or listener that is not there, or nothing: a SIGSYS handler, a killed thread).
+  const bool decided =
+      t.seccomp_mode.load(std::memory_order_relaxed) != 0 && !seccomp::allows(t, nr, regs, &r);
+  if (!decided && (info == nullptr || info->invoke == nullptr)) {
     if (info == nullptr || info->status != Status::kDeclined)
       log_unimplemented(nr, info ? info->name : "unknown");
     r = -ENOSYS;
-  } else {
+  } else if (!decided) {
     t.reset_safe_calls();
     const bool signal_first = t.interrupted();
     r = info->invoke(t, regs);
@@ -239,10 +244,11 @@ void dispatch(Task& t) {
       r = signals::kERESTARTNOINTR;
     }
   }
-  if (signals::is_restart_code(r)) {
+  // A filter's errno is never a restart code, even when it is 512-516: the call did not run.
+  if (!decided && signals::is_restart_code(r)) {
     t.restart.code = r;  // the signal layer decides at syscall exit: restart or -EINTR
     r = -EINTR;
-  } else if (r == -EPIPE && raises_sigpipe(nr, regs)) {
+  } else if (!decided && r == -EPIPE && raises_sigpipe(nr, regs)) {
     signals::send_to_thread(t, signals::user_siginfo(guest::kSIGPIPE, guest::kSI_USER));
   }
   if (r != kNoReturnValue) cpu.set_x(0, static_cast<uint64_t>(r));

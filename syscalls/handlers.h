@@ -1,6 +1,7 @@
 // Declarations of every syscall handler named in table.inc, one header per kernel area.
 #pragma once
 
+#include "syscalls/seccomp.h"
 #include "syscalls/sys_aio.h"
 #include "syscalls/sys_dir.h"
 #include "syscalls/sys_event.h"

@@ -21,6 +21,7 @@
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
+#include "syscalls/seccomp.h"
 
 namespace syscalls {
 namespace {
@@ -184,6 +185,17 @@ uint64_t guest_midr(Task& t) {
   return reg.val;
 }
 
+// The guest thread a status file of the guest's own describes: /proc/<pid>/task/<tid>, thread-self, the
+// thread /proc/<tid> names, or the main thread (whose id is the process's).
+int status_tid(Task& t, std::string_view host_dir) {
+  int n = 0;
+  const size_t task = host_dir.find("/task/");
+  if (task != host_dir.npos && parse_int(host_dir.substr(task + 6), &n)) return n;
+  if (host_dir == "/proc/thread-self") return t.tid();
+  if (host_dir.starts_with("/proc/") && parse_int(host_dir.substr(6), &n)) return n;
+  return t.proc().host_pid();
+}
+
 // The host's file for the same process or thread, with what describes a64run replaced.
 int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
   const std::string leaf = proc.node == ProcNode::kStat     ? "/stat"
@@ -218,7 +230,9 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
       }
       const size_t name = h.starts_with("Name:\t") ? 6 : h.npos;
       const std::string_view comm = name != h.npos ? h.substr(name, h.find('\n') - name) : "";
-      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count());
+      int mode = -1, filters = 0;
+      (void)seccomp::status_of(t, status_tid(t, proc.host_dir), &mode, &filters);
+      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count(), mode, filters);
       return 0;
     }
   }
@@ -416,7 +430,7 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
 }
 
 std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
-                            int hidden_threads) {
+                            int hidden_threads, int seccomp_mode, int seccomp_filters) {
   std::string out;
   size_t pos = 0;
   while (pos < host_status.size()) {
@@ -430,6 +444,10 @@ std::string fix_proc_status(std::string_view host_status, std::string_view comm,
       // The emulator's own threads (intake, CLONE_VM helpers) are not the guest's.
       const long n = strtol(std::string(line.substr(8)).c_str(), nullptr, 10);
       out += fmt::format("Threads:\t{}", std::max<long>(1, n - hidden_threads));
+    } else if (line.starts_with("Seccomp:") && seccomp_mode >= 0) {
+      out += fmt::format("Seccomp:\t{}", seccomp_mode);  // the guest's filters, not the host's (none)
+    } else if (line.starts_with("Seccomp_filters:") && seccomp_mode >= 0) {
+      out += fmt::format("Seccomp_filters:\t{}", seccomp_filters);
     } else {
       out += line;
     }

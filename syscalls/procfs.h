@@ -91,8 +91,9 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
 
 // /proc/<pid>/status of the host with the Name:, VmSize: and Threads: lines replaced as fix_proc_stat does
 // (pure).
+// seccomp_mode >= 0: the Seccomp: and Seccomp_filters: lines are the guest thread's.
 std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
-                            int hidden_threads);
+                            int hidden_threads, int seccomp_mode = -1, int seccomp_filters = 0);
 
 // /proc/<pid>/fdinfo/<n> of the host with its "flags:" line in guest open flags (pure).
 std::string fix_proc_fdinfo(std::string_view host_fdinfo);

@@ -6,6 +6,7 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <limits.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@
 #include "signals/slow_core.h"
 #include "syscalls/fd_util.h"
 #include "syscalls/procfs.h"
+#include "syscalls/seccomp.h"
 
 namespace syscalls {
 namespace {
@@ -180,16 +183,32 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   std::string host;
   const int64_t kind = resolve_program(t, &program, &args, 0, &host);
   if (kind < 0) return kind;
-  if (kind == kHostProgram) return host_execve(t, host, args, env, true);
+  if (kind == kHostProgram) {
+    if (t.seccomp_mode.load(std::memory_order_acquire) != 0) {
+      // The host runs it: a64run's filters cannot follow an x86-64 program.
+      static std::once_flag once;
+      std::call_once(once, [] {
+        const char msg[] = "a64run: a host program exec'd under seccomp runs without the guest's filters\n";
+        (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+      });
+    }
+    return host_execve(t, host, args, env, true);
+  }
   const emu::Options& o = t.proc().opts();
   std::vector<std::string> host_args = {"a64run"};
   if (!o.sysroot.empty()) host_args.insert(host_args.end(), {"-L", o.sysroot});
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
   host_args.push_back(signals::exec_state_arg(t));
+  // The seccomp chain: a memory file the new a64run reads and closes before the program starts.
+  const int seccomp_fd = seccomp::exec_fd(t);
+  if (seccomp_fd < -1) return seccomp_fd;
+  if (seccomp_fd >= 0) host_args.push_back(fmt::format("--exec-seccomp={}", seccomp_fd));
   host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
-  return host_execve(t, emu::self_exe_path(), host_args, env, false);
+  const int64_t r = host_execve(t, emu::self_exe_path(), host_args, env, false);
+  if (seccomp_fd >= 0) ::close(seccomp_fd);
+  return r;
 }
 
 }  // namespace

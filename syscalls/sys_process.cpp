@@ -21,6 +21,7 @@
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
 #include "syscalls/proc_mem.h"
+#include "syscalls/seccomp.h"
 
 namespace syscalls {
 namespace {}  // namespace
@@ -499,6 +500,10 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
       if (::prctl(option, &v, 0, 0, 0) != 0) return -errno;
       return emu::copy_out(t.as(), a2, &v, sizeof v);
     }
+    case PR_GET_SECCOMP:
+      return seccomp::prctl_get(t);
+    case PR_SET_SECCOMP:
+      return seccomp::prctl_set(t, a2, a3);
     case PR_SET_PDEATHSIG:
     case PR_SET_TIMERSLACK:
     case PR_GET_TIMERSLACK:

@@ -43,6 +43,7 @@ struct ThreadStart {
   uint64_t parent_tid, child_tid;  // CLONE_PARENT_SETTID and CLONE_CHILD_SETTID addresses
   std::atomic<int> tid{0};
   signals::Park* parent_park;
+  emu::Task* parent;
 };
 
 void* thread_main(void* arg) {
@@ -55,7 +56,17 @@ void* thread_main(void* arg) {
   // The thread is one of the process's, and both TID writes have landed, before clone returns and before
   // this thread runs guest code (copy_process). The parent waits without the run lock, so this thread could
   // take it at once.
-  task->proc().add_thread(task);
+  {
+    // The creator's seccomp chain as it is now, under the lock a TSYNC holds (syscalls/seccomp.cpp): a
+    // TSYNC before this finds the creator synced, one after finds this thread registered.
+    std::lock_guard lk(task->proc().signals().sig_lock);
+    task->seccomp_filter = start->parent->seccomp_filter;
+    task->seccomp_mode.store(start->parent->seccomp_mode.load(std::memory_order_relaxed),
+                             std::memory_order_relaxed);
+    task->seccomp_nnp_pending.store(start->parent->seccomp_nnp_pending.load(std::memory_order_relaxed),
+                                    std::memory_order_relaxed);
+    task->proc().add_thread(task);
+  }
   if (start->flags & CLONE_PARENT_SETTID)
     (void)emu::copy_out(task->as(), start->parent_tid, &tid, sizeof tid);
   if (start->flags & CLONE_CHILD_SETTID) (void)emu::copy_out(task->as(), start->child_tid, &tid, sizeof tid);
@@ -100,7 +111,7 @@ int64_t spawn_thread(Task& t, const CloneRequest& r) {
   if (r.flags & CLONE_SETTLS) child->cpu().set_reg(UC_ARM64_REG_TPIDR_EL0, r.tls);
   if (r.flags & CLONE_CHILD_CLEARTID) child->clear_child_tid = r.child_tid;
 
-  ThreadStart start{child, r.flags, r.parent_tid, r.child_tid, {0}, &t.park()};
+  ThreadStart start{child, r.flags, r.parent_tid, r.child_tid, {0}, &t.park(), &t};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);

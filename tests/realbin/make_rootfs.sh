@@ -8,8 +8,8 @@
 #   --tree python   trixie: python3.13 with its test package
 #                   (libpython3.13-testsuite), for the CPython cases
 #                   (cpython_cases.sh)
-#   --tree sysroot  trixie: bash, coreutils, getent and a minimal python3.13,
-#                   for the sysroot cases (sysroot_cases.sh)
+#   --tree sysroot  trixie: bash, coreutils, getent, a minimal python3.13 and
+#                   man-db, for the sysroot cases (sysroot_cases.sh)
 #   Exit 0: DIR is a complete tree (DIR/.complete matches this script's stamp).
 #   Exit 77: the tree cannot be built here (no mirror, no mmdebstrap, download
 #            failed); callers (the CTest fixture) treat that as "skip".
@@ -47,6 +47,9 @@
 #     python3.13-minimal      as in python, without the standard library's
 #                             libpython3.13-stdlib (encodings and os are in
 #                             libpython3.13-minimal)
+#     man-db                  libpipeline1 libgdbm6t64 libseccomp2 zlib1g;
+#                             groff-base (libstdc++6 libuchardet0) renders,
+#                             dash is the /usr/bin/sh its pipelines start
 #   Left out on purpose: debconf (tzdata's configuration), readline-common
 #   (inputrc), openssl-provider-legacy (loaded only when a configuration asks
 #   for the legacy provider), net-tools (ifconfig, for test_uuid only).
@@ -90,11 +93,12 @@ case $TREE in
     PACKAGES=(
       libc6 libgcc-s1 libc-bin bash libtinfo6 coreutils libacl1 libattr1 libcap2 libgmp10 libselinux1
       libpcre2-8-0 libssl3t64 zlib1g libzstd1 libexpat1 libpython3.13-minimal python3.13-minimal
-      python3-minimal tar
+      python3-minimal tar man-db libpipeline1 libgdbm6t64 libseccomp2 groff-base libstdc++6 libuchardet0 dash
     )
     SUITE=trixie
     SANITY=(usr/bin/bash usr/bin/tar usr/bin/python3 usr/bin/python3.13 usr/bin/getent usr/bin/ls usr/bin/id
-            usr/lib/python3.13/encodings/__init__.py lib/ld-linux-aarch64.so.1)
+            usr/lib/python3.13/encodings/__init__.py lib/ld-linux-aarch64.so.1 usr/bin/man usr/bin/nroff
+            usr/share/man/man1/man.1.gz)
     STAMP_NAME=realbin-sysroot
     ;;
   *) die "unknown tree '$TREE' (base, python or sysroot)" ;;
@@ -184,6 +188,10 @@ if [[ $SUITE != bookworm ]]; then
   for d in bin sbin lib; do
     [[ -e $DIR/$d || -L $DIR/$d ]] || ln -s "usr/$d" "$DIR/$d"
   done
+fi
+# dash's postinst makes /usr/bin/sh, which variant extract does not run.
+if [[ -e $DIR/usr/bin/dash && ! -e $DIR/usr/bin/sh && ! -L $DIR/usr/bin/sh ]]; then
+  ln -s dash "$DIR/usr/bin/sh"
 fi
 
 # Sanity: the files the cases use are there.

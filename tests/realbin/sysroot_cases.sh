@@ -5,7 +5,7 @@
 # #!/usr/bin/python3 script, changes into a directory of the tree, lists the
 # host's /tmp, looks up users in /etc/passwd and unpacks a tar archive with its
 # modes; each result is compared with what the sysroot rule (docs/sysroot.md)
-# says the guest sees.
+# says the guest sees. The tree's man renders a page under seccomp filters.
 #
 # Usage: sysroot_cases.sh [--only REGEX] RUNNER_KIND ROOTFS
 #        sysroot_cases.sh --list
@@ -169,6 +169,32 @@ two"
   fi
 }
 reg tar c_tar
+
+# man-db's man (trixie) renders its own page through groff: each child of its
+# pipelines confines itself with a seccomp filter (libseccomp's seccomp_load,
+# SECCOMP_SET_MODE_FILTER) before it runs, and a filter that libseccomp could
+# not load (ENOSYS) left man with no page. Under --strace the loads show as
+# seccomp(1, ...) = 0.
+c_man() {
+  local rc=0
+  env -i PATH=/usr/bin:/bin HOME=/ LC_ALL=C.UTF-8 MANPAGER=cat PAGER=cat MANWIDTH=80 \
+    timeout -k 5 "$TMO" "$A64RUN" --strace -L "$ROOTFS" /usr/bin/man 1 man >"$O/got" 2>"$O/err" || rc=$?
+  if ((rc != 0)); then
+    why "exit status $rc; stderr: '$(grep -v '^\[' "$O/err" | tail -c 300 | tr '\n' '|')'"
+    return 1
+  fi
+  if ! grep -q '^ *man - an interface to the system reference manuals' "$O/got"; then
+    why "no NAME line in the page: '$(head -c 300 "$O/got" | tr '\n' '|')'"
+    return 1
+  fi
+  local loads
+  loads=$(grep -c '\] seccomp(1, .*) = 0$' "$O/err" || true)
+  if ((loads < 3)); then
+    why "only $loads filters loaded: '$(grep 'seccomp(' "$O/err" | head -n 3 | tr '\n' '|')'"
+    return 1
+  fi
+}
+reg man c_man
 
 if ((list_only)); then
   for n in "${CASE_NAME[@]}"; do echo "sysroot $n"; done

@@ -99,6 +99,17 @@ TEST(ProcfsTest, StatusGetsNameAndVmSize) {
   EXPECT_EQ(fix_proc_status(two, "", 0, 1), "Name:\ta64run\nVmSize:\t1073741824 kB\nThreads:\t1\n");
 }
 
+TEST(ProcfsTest, StatusGetsTheGuestThreadsSeccompLines) {
+  const std::string host =
+      "Name:\ta64run\nNoNewPrivs:\t1\nSeccomp:\t0\nSeccomp_filters:\t0\nCpus_allowed:\t3\n";
+  EXPECT_EQ(fix_proc_status(host, "prog", 0, 0, 2, 5),
+            "Name:\tprog\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t5\nCpus_allowed:\t3\n");
+  EXPECT_EQ(fix_proc_status(host, "prog", 0, 0, 1, 0),
+            "Name:\tprog\nNoNewPrivs:\t1\nSeccomp:\t1\nSeccomp_filters:\t0\nCpus_allowed:\t3\n");
+  // Another process's file (no guest thread to ask) keeps the host's lines.
+  EXPECT_EQ(fix_proc_status(host, "", 0, 0), host);
+}
+
 TEST(ProcfsTest, FdinfoFlagsInGuestValues) {
   // Host O_RDONLY | O_DIRECTORY (0200000) | O_LARGEFILE (0100000) | O_CLOEXEC.
   const std::string host = "pos:\t0\nflags:\t02300000\nmnt_id:\t25\nino:\t7\n";

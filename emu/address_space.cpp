@@ -305,6 +305,7 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
     if (!(flags & MAP_FIXED) && overlaps_locked(addr, addr + len)) return -EEXIST;
     // vms_gather_munmap_vmas: a MAP_FIXED hole in the middle of a VMA needs one more VMA.
     if (punches_hole_locked(addr, addr + len) && vmas_.size() >= max_map_count()) return -ENOMEM;
+    if (sealed_in_locked(addr, addr + len)) return -EPERM;
     where = static_cast<int64_t>(addr);
   } else if (align == kPageSize) {
     where = find_free_locked(len, addr);
@@ -337,10 +338,63 @@ int64_t AddressSpace::munmap(uint64_t addr, uint64_t len) {
 
 int64_t AddressSpace::unmap_locked(uint64_t start, uint64_t end) {
   if (!overlaps_locked(start, end)) return 0;
+  if (sealed_in_locked(start, end)) return -EPERM;  // vms_gather_munmap_vmas: nothing is unmapped
   // First the host: unmapping the middle of a mapping splits it, and past the host's map count limit
   // (vm.max_map_count) the host refuses with ENOMEM, which is what Linux answers the guest then.
   if (const int64_t r = try_release_host_locked(start, end); r < 0) return r;
   remove_range_locked(start, end);
+  bump_generation();
+  return 0;
+}
+
+bool AddressSpace::sealed_in_locked(uint64_t start, uint64_t end) const {
+  auto it = vmas_.upper_bound(start);
+  if (it != vmas_.begin()) --it;
+  for (; it != vmas_.end() && it->second.start < end; ++it) {
+    if (it->second.end > start && (it->second.flags & kVmaSealed)) return true;
+  }
+  return false;
+}
+
+bool AddressSpace::discards_sealed_locked(uint64_t start, uint64_t end, int advice) const {
+  switch (advice) {  // is_discard
+    case MADV_FREE:
+    case MADV_DONTNEED:
+    case MADV_DONTNEED_LOCKED:
+    case MADV_REMOVE:
+    case MADV_DONTFORK:
+    case MADV_WIPEONFORK:
+    case kMadvGuardInstall:
+      break;
+    default:
+      return false;
+  }
+  auto it = vmas_.upper_bound(start);
+  if (it != vmas_.begin()) --it;
+  for (; it != vmas_.end() && it->second.start < end; ++it) {
+    const Vma& v = it->second;
+    const bool ro_anon = (v.flags & kVmaAnon) && !(v.flags & kVmaShared) && !(v.prot & PROT_WRITE);
+    if (v.end > start && (v.flags & kVmaSealed) && ro_anon) return true;
+  }
+  return false;
+}
+
+int64_t AddressSpace::mseal(uint64_t addr, uint64_t len) {
+  const uint64_t end = addr + len;
+  std::unique_lock lk(mu_);
+  // check_mm_seal: every page of the range is mapped, or nothing is sealed.
+  if (!range_ok(addr, len) || !accessible_locked(addr, len, 0)) return -ENOMEM;
+  // vma_modify_flags: a VMA that is not sealed yet splits at the range's ends, within vm.max_map_count.
+  const Vma& first = *vma_at_locked(addr);
+  const Vma& last = *vma_at_locked(end - 1);
+  const size_t splits = size_t{first.start < addr && !(first.flags & kVmaSealed)} +
+                        size_t{end < last.end && !(last.flags & kVmaSealed)};
+  if (splits > 0 && vmas_.size() + splits - 1 >= max_map_count()) return -ENOMEM;
+  split_at_locked(addr);
+  split_at_locked(end);
+  for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it)
+    it->second.flags |= kVmaSealed;
+  merge_range_locked(addr, end);
   bump_generation();
   return 0;
 }
@@ -361,6 +415,9 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
   if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
+  // A sealed VMA: nothing changes (Linux since 6.12 changes the VMAs before it, then stops: the whole call
+  // fails here, as on 6.10 and 6.11).
+  if (sealed_in_locked(addr, end)) return -EPERM;
   // split_vma refuses a split at vm.max_map_count; a VMA that keeps its protection is not split.
   const Vma& first = *vma_at_locked(addr);
   const Vma& last = *vma_at_locked(end - 1);
@@ -399,6 +456,7 @@ int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_l
   std::unique_lock lk(mu_);
   const Vma* v = vma_at_locked(old_addr);
   if (v == nullptr) return -EFAULT;
+  if (v->flags & kVmaSealed) return -EPERM;  // check_prep_vma
   // Huge pages move and change size by whole huge pages only, to a huge page's start (the host's release of
   // part of one fails).
   const uint64_t huge_mask = v->huge_shift != 0 ? (uint64_t{1} << v->huge_shift) - 1 : 0;
@@ -635,6 +693,7 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
   if (len == 0) return 0;
   if (!range_ok(addr, len)) return -ENOMEM;
   std::shared_lock lk(mu_);
+  if (discards_sealed_locked(addr, addr + len, advice)) return -EPERM;
   bool hole = false;
   uint64_t cursor = addr;
   for (auto it = vmas_.upper_bound(addr); cursor < addr + len;) {
@@ -742,6 +801,7 @@ uint64_t AddressSpace::brk(uint64_t addr) {
     // The rest of the break's last page may hold data from before a shrink: it comes back zeroed.
     memset(host(brk_), 0, std::min(addr, page_up(brk_)) - brk_);
   }
+  if (new_top < old_top && sealed_in_locked(new_top, old_top)) return brk_;  // do_vmi_align_munmap: EPERM
   if (new_top < old_top) {
     remove_range_locked(new_top, old_top);
     release_host_locked(new_top, old_top);

@@ -53,6 +53,9 @@ enum VmaFlags : uint32_t {
   // access, fault on the host with SIGBUS (AddressSpace::map_fixed_locked).
   kVmaRegularFile = 1u << 7,
   kVmaDroppable = 1u << 8,  // MAP_DROPPABLE (VM_DROPPABLE): wiped on fork, never dumped, may be dropped
+  // mseal(2) (VM_SEALED): the VMA can no longer be unmapped, moved, resized, re-protected, mapped over, or
+  // discarded while it is private anonymous read-only memory; fork keeps the seal, execve ends it.
+  kVmaSealed = 1u << 9,
 };
 
 struct Vma {
@@ -138,6 +141,8 @@ class AddressSpace {
   int64_t mprotect(uint64_t addr, uint64_t len, int prot);
   int64_t mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags, uint64_t new_addr);
   int64_t madvise(uint64_t addr, uint64_t len, int advice);
+  // mseal(2) of a page-aligned, non-empty range: -ENOMEM when a page of it is unmapped (nothing sealed).
+  int64_t mseal(uint64_t addr, uint64_t len);
   int64_t msync(uint64_t addr, uint64_t len, int flags);
   // remap_file_pages(2): the pages of a shared file mapping show the file from page `pgoff` on.
   int64_t remap_file_pages(uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff, uint64_t flags);
@@ -236,6 +241,11 @@ class AddressSpace {
 
   bool range_ok(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
   bool overlaps_locked(uint64_t start, uint64_t end) const;
+  // A sealed VMA overlaps [start, end).
+  bool sealed_in_locked(uint64_t start, uint64_t end) const;
+  // A sealed VMA in [start, end) would lose its pages to `advice` (can_madvise_modify: a discarding advice
+  // on private anonymous memory the guest cannot write).
+  bool discards_sealed_locked(uint64_t start, uint64_t end, int advice) const;
   // True when some page of [start, end) is mapped with a permission: changing it can take something away
   // from a running vCPU, so the change closes the code gate.
   bool any_access(uint64_t start, uint64_t end) const;

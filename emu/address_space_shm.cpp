@@ -36,6 +36,7 @@ int64_t AddressSpace::attach_segment(uint64_t addr, uint64_t len, bool replace, 
     if (!replace && range_ok(addr, len) && overlaps_locked(addr, addr + len)) return -EINVAL;
     if (!range_ok(addr, len)) return -ENOMEM;
     if (addr < kMmapMinAddr) return -EPERM;
+    if (sealed_in_locked(addr, addr + len)) return -EPERM;  // SHM_REMAP over a sealed VMA: do_mmap's munmap
   }
   if (const int64_t r = attach(host(addr)); r < 0) return r;
   if (overlaps_locked(addr, addr + len)) {

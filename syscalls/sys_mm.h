@@ -12,6 +12,7 @@ SysResult sys_mprotect(Task& t, uint64_t addr, uint64_t len, int prot);
 SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,
                      uint64_t new_addr);
 SysResult sys_madvise(Task& t, uint64_t addr, uint64_t len, int advice);
+SysResult sys_mseal(Task& t, uint64_t start, uint64_t len, uint64_t flags);
 SysResult sys_remap_file_pages(Task& t, uint64_t start, uint64_t size, uint64_t prot, uint64_t pgoff,
                                uint64_t flags);
 SysResult sys_msync(Task& t, uint64_t addr, uint64_t len, int flags);

@@ -1,28 +1,13 @@
-// Guest structures and constants of seccomp(2) (linux/seccomp.h, linux/filter.h, linux/bpf_common.h,
-// linux/audit.h). The same on arm64 and x86-64 but for the audit architecture.
+// Guest structures and constants of seccomp(2) (linux/seccomp.h, linux/bpf_common.h, linux/audit.h); the
+// program's own structures are sockopt.h's. The same on arm64 and x86-64 but for the audit architecture.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "syscalls/abi/sockopt.h"  // sock_filter, sock_fprog
+
 namespace guest {
-
-// struct sock_filter: one classic BPF instruction.
-struct sock_filter {
-  uint16_t code;
-  uint8_t jt;
-  uint8_t jf;
-  uint32_t k;
-};
-static_assert(sizeof(sock_filter) == 8);
-
-// struct sock_fprog as arm64 lays it out: the length, padding, then the pointer.
-struct sock_fprog {
-  uint16_t len;
-  uint8_t pad[6];
-  uint64_t filter;
-};
-static_assert(sizeof(sock_fprog) == 16 && offsetof(sock_fprog, filter) == 8);
 
 // struct seccomp_data: what a filter reads.
 struct seccomp_data {

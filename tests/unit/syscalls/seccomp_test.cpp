@@ -407,7 +407,7 @@ TEST(SeccompTest, InterpreterAgreesWithTheHostKernel) {
   EXPECT_GT(refused, kPrograms / 20);
   EXPECT_GT(installed, kPrograms / 2);
   EXPECT_GT(killed, 0);
-  EXPECT_GT(errnos, kPrograms);
+  EXPECT_GT(errnos, kPrograms / 2);
   EXPECT_GT(ran, 0);
 }
 

@@ -348,12 +348,7 @@ int64_t AddressSpace::unmap_locked(uint64_t start, uint64_t end) {
 }
 
 bool AddressSpace::sealed_in_locked(uint64_t start, uint64_t end) const {
-  auto it = vmas_.upper_bound(start);
-  if (it != vmas_.begin()) --it;
-  for (; it != vmas_.end() && it->second.start < end; ++it) {
-    if (it->second.end > start && (it->second.flags & kVmaSealed)) return true;
-  }
-  return false;
+  return any_vma_locked(start, end, [](const Vma& v) { return (v.flags & kVmaSealed) != 0; });
 }
 
 bool AddressSpace::discards_sealed_locked(uint64_t start, uint64_t end, int advice) const {
@@ -369,14 +364,10 @@ bool AddressSpace::discards_sealed_locked(uint64_t start, uint64_t end, int advi
     default:
       return false;
   }
-  auto it = vmas_.upper_bound(start);
-  if (it != vmas_.begin()) --it;
-  for (; it != vmas_.end() && it->second.start < end; ++it) {
-    const Vma& v = it->second;
+  return any_vma_locked(start, end, [](const Vma& v) {
     const bool ro_anon = (v.flags & kVmaAnon) && !(v.flags & kVmaShared) && !(v.prot & PROT_WRITE);
-    if (v.end > start && (v.flags & kVmaSealed) && ro_anon) return true;
-  }
-  return false;
+    return (v.flags & kVmaSealed) && ro_anon;
+  });
 }
 
 int64_t AddressSpace::mseal(uint64_t addr, uint64_t len) {
@@ -842,12 +833,7 @@ AddressSpace::Reach AddressSpace::reach_locked(uint64_t addr, uint64_t len, int 
 
 bool AddressSpace::any_access(uint64_t start, uint64_t end) const {
   std::shared_lock lk(mu_);
-  auto it = vmas_.upper_bound(start);
-  if (it != vmas_.begin()) --it;
-  for (; it != vmas_.end() && it->first < end; ++it) {
-    if (it->second.end > start && it->second.prot != PROT_NONE) return true;
-  }
-  return false;
+  return any_vma_locked(start, end, [](const Vma& v) { return v.prot != PROT_NONE; });
 }
 
 bool AddressSpace::accessible_locked(uint64_t addr, uint64_t len, int prot) const {

@@ -28,6 +28,10 @@ constexpr uint64_t page_down(uint64_t v) {
 constexpr uint64_t page_up(uint64_t v) {
   return (v + kPageMask) & ~kPageMask;  // 0 for v within a page of 2^64: callers that take lengths check
 }
+// arm64's untagged_addr (TBI): bits 63-56 become copies of bit 55.
+constexpr uint64_t untagged_addr(uint64_t addr) {
+  return static_cast<uint64_t>(static_cast<int64_t>(addr << 8) >> 8);
+}
 
 // The user address space of an arm64 Linux process (48-bit virtual addresses): TASK_SIZE, the limit of the
 // kernel's access_ok. The guest window is the bottom part of it; addresses above the window are user
@@ -241,6 +245,16 @@ class AddressSpace {
 
   bool range_ok(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
   bool overlaps_locked(uint64_t start, uint64_t end) const;
+  // Whether pred holds for a VMA that overlaps [start, end).
+  template <typename F>
+  bool any_vma_locked(uint64_t start, uint64_t end, F&& pred) const {
+    auto it = vmas_.upper_bound(start);
+    if (it != vmas_.begin()) --it;
+    for (; it != vmas_.end() && it->first < end; ++it) {
+      if (it->second.end > start && pred(it->second)) return true;
+    }
+    return false;
+  }
   // A sealed VMA overlaps [start, end).
   bool sealed_in_locked(uint64_t start, uint64_t end) const;
   // A sealed VMA in [start, end) would lose its pages to `advice` (can_madvise_modify: a discarding advice

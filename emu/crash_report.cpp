@@ -99,7 +99,7 @@ namespace {
 // Linux reports a data address without its tag (TBI: bits 63-56 become copies of bit 55), as the engine
 // may have accessed it with the tag.
 uint64_t untagged(uint64_t addr) {
-  return static_cast<uint64_t>(static_cast<int64_t>(addr << 8) >> 8);
+  return untagged_addr(addr);
 }
 
 }  // namespace

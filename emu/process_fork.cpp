@@ -399,10 +399,7 @@ Task* first_child_thread(Task& t, Process& child_proc) {
   restore_cpu_state(child->cpu(), st);
   std::lock_guard lk(t.proc().signals().sig_lock);
   child->sig().blocked = t.sig().blocked;
-  child->seccomp_filter = t.seccomp_filter;
-  child->seccomp_mode.store(t.seccomp_mode.load(std::memory_order_relaxed), std::memory_order_relaxed);
-  child->seccomp_nnp_pending.store(t.seccomp_nnp_pending.load(std::memory_order_relaxed),
-                                   std::memory_order_relaxed);
+  child->inherit_seccomp(t);
   return child;
 }
 

@@ -290,6 +290,13 @@ class Task {
   // A TSYNC from a thread with no_new_privs gives it to this one, whose host thread holds the flag: it
   // sets it itself at its next system call, before the filter runs.
   std::atomic<bool> seccomp_nnp_pending{false};
+  // A new thread or process takes its creator's seccomp state (the caller holds the creator's sig_lock).
+  void inherit_seccomp(const Task& from) {
+    seccomp_filter = from.seccomp_filter;
+    seccomp_mode.store(from.seccomp_mode.load(std::memory_order_relaxed), std::memory_order_relaxed);
+    seccomp_nnp_pending.store(from.seccomp_nnp_pending.load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+  }
 
   // Runs the thread's guest code until it exits; returns only for thread exit, never for exit_group.
   void run();

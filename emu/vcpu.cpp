@@ -460,7 +460,7 @@ bool Vcpu::classify_host_fault() {
   if (f.fault_addr >= as_.size()) {
     constexpr uint64_t kMaxAccess = 16;
     const uint64_t formed = exact_fault_address(*this, pc(), 0);
-    const auto untagged = static_cast<uint64_t>(static_cast<int64_t>(formed << 8) >> 8);
+    const uint64_t untagged = untagged_addr(formed);
     const bool straddles = untagged < as_.size() && as_.size() - untagged <= kMaxAccess;
     f.fault_addr = straddles ? as_.size() : untagged;
     return true;

@@ -18,6 +18,16 @@
 #include "emu/task.h"
 
 namespace syscalls {
+
+int64_t write_all(int fd, std::string_view data) {
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n <= 0) return n < 0 ? -errno : -EIO;
+    done += static_cast<size_t>(n);
+  }
+  return 0;
+}
 namespace {
 
 constexpr int kMaxReserved = 16;

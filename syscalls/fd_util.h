@@ -2,10 +2,14 @@
 // from the guest) and small fd helpers shared by the syscall areas.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace syscalls {
 
+// Writes all of `data` to fd from its offset: 0, or -errno (-EIO when the file takes no more).
+int64_t write_all(int fd, std::string_view data);
 // Marks fd as the emulator's: guest syscalls on it fail with EBADF and close_range skips it.
 void reserve_fd(int fd);
 bool is_reserved_fd(int fd);

@@ -287,15 +287,9 @@ constexpr char kMapsMemfd[] = "a64run-proc-maps";
 int64_t serve_memfd(const std::string& content, int host_flags, const char* name) {
   const int mfd = ::memfd_create(name, MFD_CLOEXEC);
   if (mfd < 0) return guest::neg_errno();
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(mfd, content.data() + done, content.size() - done);
-    if (n <= 0) {
-      const int64_t err = n < 0 ? guest::neg_errno() : -EIO;
-      ::close(mfd);
-      return err;
-    }
-    done += static_cast<size_t>(n);
+  if (const int64_t err = write_all(mfd, content); err < 0) {
+    ::close(mfd);
+    return err;
   }
   const std::string self = fmt::format("/proc/self/fd/{}", mfd);
   const int fd = ::open(self.c_str(), O_RDONLY | (host_flags & (O_CLOEXEC | O_NONBLOCK)));

@@ -21,6 +21,7 @@
 #include "signals/signals.h"
 #include "syscalls/abi/siginfo.h"
 #include "syscalls/abi/signal.h"
+#include "syscalls/fd_util.h"
 
 namespace syscalls::seccomp {
 namespace {
@@ -561,15 +562,9 @@ int exec_fd(Task& t) {
   const std::string bytes = serialize(chain.get());
   const int fd = static_cast<int>(::syscall(SYS_memfd_create, "a64run-seccomp", 0));
   if (fd < 0) return -errno;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::pwrite(fd, bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EIO;
-      ::close(fd);
-      return -err;
-    }
-    done += static_cast<size_t>(n);
+  if (const int64_t err = write_all(fd, bytes); err < 0) {
+    ::close(fd);
+    return static_cast<int>(err);
   }
   return fd;
 }

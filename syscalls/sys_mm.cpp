@@ -136,10 +136,10 @@ SysResult sys_mremap(Task& t, uint64_t old_addr, uint64_t old_len, uint64_t new_
 // mseal(2) (Linux 6.10), do_mseal's checks in order: the address untagged (bits 56-63 from bit 55), no flags,
 // page alignment, a length that rounds up to 0 from near 2^64, a range that wraps; an empty range is done.
 SysResult sys_mseal(Task& t, uint64_t start, uint64_t len, uint64_t flags) {
-  start = static_cast<uint64_t>(static_cast<int64_t>(start << 8) >> 8);
+  start = emu::untagged_addr(start);
   if (flags != 0) return -EINVAL;
   if (start & emu::kPageMask) return -EINVAL;
-  const uint64_t rounded = (len + emu::kPageMask) & ~emu::kPageMask;
+  const uint64_t rounded = emu::page_up(len);
   if (len != 0 && rounded == 0) return -EINVAL;
   if (start + rounded < start) return -EINVAL;
   if (rounded == 0) return 0;

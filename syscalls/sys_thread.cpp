@@ -60,11 +60,7 @@ void* thread_main(void* arg) {
     // The creator's seccomp chain as it is now, under the lock a TSYNC holds (syscalls/seccomp.cpp): a
     // TSYNC before this finds the creator synced, one after finds this thread registered.
     std::lock_guard lk(task->proc().signals().sig_lock);
-    task->seccomp_filter = start->parent->seccomp_filter;
-    task->seccomp_mode.store(start->parent->seccomp_mode.load(std::memory_order_relaxed),
-                             std::memory_order_relaxed);
-    task->seccomp_nnp_pending.store(start->parent->seccomp_nnp_pending.load(std::memory_order_relaxed),
-                                    std::memory_order_relaxed);
+    task->inherit_seccomp(*start->parent);
     task->proc().add_thread(task);
   }
   if (start->flags & CLONE_PARENT_SETTID)

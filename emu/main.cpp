@@ -68,6 +68,8 @@ void usage(FILE* out) {
       "                  mask, ignored signals, RLIMIT_SIGPENDING), from a64run to itself\n"
       "  --exec-seccomp=FD   internal: the seccomp filters a guest execve keeps, in the file FD (read and\n"
       "                  closed at start), from a64run to itself\n"
+      "  --exec-host-cwd internal: the exec'ing program entered its working directory, a directory of\n"
+      "                  the sysroot, by its host path (getcwd reads that path), from a64run to itself\n"
       "  -h, --help      show this help\n"
       "  --version       show the version, the Unicorn and Capstone versions, and the fast paths this\n"
       "                  build takes\n\n"
@@ -232,6 +234,11 @@ int parse_exec_option(const std::string& a, emu::Options* opts) {
       signals::die_with_signal(SIGKILL);
     }
     opts->exec_seccomp = std::move(chain);
+    return -1;
+  }
+  // How the working directory was named (Process::cwd_by_host_path).
+  if (a == "--exec-host-cwd") {
+    opts->exec_host_cwd = true;
     return -1;
   }
   return 0;

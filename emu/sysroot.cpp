@@ -55,6 +55,7 @@ struct Sysroot::Step {
   std::string next;         // kRestart, or kDone with final_link: the guest path to walk next
   bool link = false;        // kRestart: the restart follows a symlink (counts toward kMaxLinks)
   bool final_link = false;  // kDone: `host` is a symlink of the sysroot that was not followed
+  bool hosts = false;  // kDone: `host` is the host's own path, which the rule did not map into the sysroot
 };
 
 Sysroot::Sysroot(const std::string& root) {
@@ -84,6 +85,7 @@ Sysroot::Step Sysroot::walk(const std::string& path, bool follow_final) const {
   while (first < comps.size() && comps[first] == "..") ++first;  // "/.." is "/"
   if (first == comps.size() || is_host_only(comps[first])) {
     s.host = path;
+    s.hosts = true;
     return s;
   }
   std::string cur = root_;  // the walked prefix inside the sysroot: a directory, never a symlink
@@ -108,7 +110,8 @@ Sysroot::Step Sysroot::walk(const std::string& path, bool follow_final) const {
       // host has the path.
       struct stat hs {};
       const bool host_has = ::lstat(path.c_str(), &hs) == 0;
-      s.host = (last && i > first && !host_has) ? next + slash : path;
+      s.hosts = !(last && i > first && !host_has);
+      s.host = s.hosts ? path : next + slash;
       return s;
     }
     if (S_ISLNK(st.st_mode)) {
@@ -131,6 +134,7 @@ Sysroot::Step Sysroot::walk(const std::string& path, bool follow_final) const {
     }
     if (!last && !S_ISDIR(st.st_mode)) {  // ENOTDIR in the sysroot: the host's path may exist
       s.host = path;
+      s.hosts = true;
       return s;
     }
     cur = std::move(next);
@@ -162,6 +166,7 @@ Sysroot::Resolved Sysroot::resolve(std::string_view guest_path) const {
     return out;
   }
   out.nofollow = std::move(s.host);
+  out.follow_hosts = s.hosts;
   if (!s.final_link) {
     out.follow = out.nofollow;
     return out;
@@ -175,6 +180,7 @@ Sysroot::Resolved Sysroot::resolve(std::string_view guest_path) const {
     return out;
   }
   out.follow = f.host;
+  out.follow_hosts = f.hosts;
   return out;
 }
 

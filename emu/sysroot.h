@@ -38,6 +38,9 @@ class Sysroot {
     std::string nofollow;  // for calls that act on a final symlink itself (lstat, readlink, unlink...)
     int error = 0;         // ELOOP for both (a loop before the final component), else 0
     int follow_error = 0;  // ELOOP when following the final symlink loops; `follow` is `nofollow` then
+    // `follow` is the host's own path: the rule did not map it into ROOT (a path the tree lacks, or under
+    // /proc, /tmp...), so a guest that names ROOT's directories by their host paths gets this.
+    bool follow_hosts = false;
   };
   // Resolves a guest path (relative ones come back unchanged).
   Resolved resolve(std::string_view guest_path) const;

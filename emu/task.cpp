@@ -106,6 +106,7 @@ Process::Process(Process& parent, bool share_sighand)
       mem_(parent.mem_),
       signals_(share_sighand ? parent.signals_.handlers : copy_handlers(parent.signals_)) {
   sigreturn_trampoline = parent.sigreturn_trampoline;
+  cwd_by_host_path.store(parent.cwd_by_host_path.load(std::memory_order_relaxed), std::memory_order_relaxed);
   {
     std::lock_guard lk(*parent.signalfds.mu);
     signalfds.fds = parent.signalfds.fds;

@@ -49,6 +49,9 @@ struct Options {
   uint64_t exec_ignored = 0;
   // The seccomp filters an execve keeps (--exec-seccomp, read at start: syscalls/seccomp.h).
   std::shared_ptr<const syscalls::seccomp::Filter> exec_seccomp;
+  // The exec'ing process entered its working directory by a host path inside the sysroot
+  // (Process::cwd_by_host_path; --exec-host-cwd, given by a64run to itself).
+  bool exec_host_cwd = false;
 };
 
 // a64run's own executable, resolved at start: /proc/self/exe stops resolving once the guest's main thread
@@ -80,6 +83,7 @@ class Process {
       : opts_(std::move(opts)), sysroot_(opts_.sysroot), mem_(std::make_shared<SharedMemory>(std::move(as))) {
     current_ = this;
     set_host_pid(static_cast<int>(::getpid()));
+    cwd_by_host_path.store(opts_.exec_host_cwd, std::memory_order_relaxed);
     join_family();
   }
   // The process a clone with CLONE_VM but without CLONE_THREAD makes: its memory is the parent's, its
@@ -192,6 +196,13 @@ class Process {
   // F_NOTIFY, a lease, O_ASYNC/FIOASYNC): from then on every system call looks for a host signal on its way
   // before it returns (syscalls/dispatch.cpp), as Linux makes such a signal pending before the call returns.
   std::atomic<bool> self_signals_armed{false};
+  // How the guest named its working directory when it entered it, for a directory of the sysroot, which has
+  // two names: its guest path (/usr/lib) and its host path (ROOT/usr/lib, which the rule leaves as the
+  // host's). As Linux's getcwd names the mount a process went through, getcwd and the /proc cwd link read the
+  // host path after an absolute chdir by the host path (true), and the guest path after one by the guest path
+  // (false, also at start). A relative chdir or an fchdir keeps the name. Per process (a thread that unshared
+  // CLONE_FS shares it still); fork and CLONE_VM children copy it, and an execve keeps it (--exec-host-cwd).
+  std::atomic<bool> cwd_by_host_path{false};
   // The host process that runs this guest process (a CLONE_VM child sets it at its start).
   int host_pid() const { return host_pid_.load(std::memory_order_acquire); }
   void set_host_pid(int pid) { host_pid_.store(pid, std::memory_order_release); }

@@ -360,6 +360,7 @@ int64_t read_guest_path(Task& t, int dirfd, GuestCStr p, GuestPath* out) {
       // kernel follows it from there.
       out->host = std::move(r.follow);
       out->host_nofollow = std::move(r.nofollow);
+      out->hosts = r.follow_hosts;
       break;
     }
     case ProcNode::kHiddenFd:

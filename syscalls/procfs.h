@@ -53,6 +53,8 @@ struct GuestPath {
   std::string host_nofollow;
   std::string link;  // for kExe: the /proc link itself
   ProcPath proc;     // what it names under /proc
+  // An absolute path outside /proc that the sysroot rule left as the host's own (Sysroot::Resolved).
+  bool hosts = false;
 
   // What to hand to a host call that acts on a final symlink itself (lstat, readlink, unlink, rename...).
   const std::string& nofollow() const { return proc.node == ProcNode::kExe ? link : host_nofollow; }

@@ -156,13 +156,21 @@ SysResult sys_getdents64(Task& t, int fd, GuestPtr<uint8_t> dirp, uint64_t count
   }
 }
 
-// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small. A directory of the
-// sysroot reads as the guest's path (the host's working directory is inside the sysroot then).
+namespace {
+// The working directory as the guest names it: a directory of the sysroot by the name the guest entered it by
+// (Process::cwd_by_host_path), any other by its host path.
+std::string guest_cwd(Task& t, const std::string& host_cwd) {
+  if (t.proc().cwd_by_host_path.load(std::memory_order_relaxed)) return host_cwd;
+  return t.proc().sysroot().to_guest(host_cwd);
+}
+}  // namespace
+
+// getcwd(2): returns the length including the NUL; ERANGE when the buffer is too small.
 SysResult sys_getcwd(Task& t, GuestPtr<char> buf, uint64_t size) {
   char cwd[PATH_MAX + 1];
   const int64_t n = from_host(::syscall(SYS_getcwd, cwd, sizeof cwd));
   if (n < 0) return n;
-  const std::string guest = t.proc().sysroot().to_guest(cwd);
+  const std::string guest = guest_cwd(t, cwd);
   if (guest.size() + 1 > size) return -ERANGE;
   if (const int64_t r = emu::copy_out(t.as(), buf.addr, guest.c_str(), guest.size() + 1); r < 0) return r;
   return static_cast<int64_t>(guest.size() + 1);
@@ -171,7 +179,12 @@ SysResult sys_getcwd(Task& t, GuestPtr<char> buf, uint64_t size) {
 SysResult sys_chdir(Task& t, GuestCStr path) {
   GuestPath p;
   if (const int64_t r = read_guest_path(t, AT_FDCWD, path, &p); r < 0) return r;
-  return from_host(::chdir(p.host.c_str()));
+  if (const int64_t r = from_host(::chdir(p.host.c_str())); r != 0) return r;
+  // An absolute path outside /proc names the directory one way or the other (a /proc link or a relative
+  // path keeps the name the guest had).
+  if (p.host.starts_with('/') && p.proc.node == ProcNode::kNone)
+    t.proc().cwd_by_host_path.store(p.hosts, std::memory_order_relaxed);
+  return 0;
 }
 
 SysResult sys_fchdir(Task&, int fd) {
@@ -251,7 +264,12 @@ SysResult sys_readlinkat(Task& t, int dirfd, GuestCStr path, GuestPtr<char> buf,
     const int64_t n = from_host(::syscall(SYS_readlinkat, dirfd, p.nofollow().c_str(), local, sizeof local));
     if (n < 0) return n;
     target.assign(local, static_cast<size_t>(n));
-    if (p.nofollow().starts_with("/proc/")) target = t.proc().sysroot().to_guest(target);
+    if (p.nofollow().starts_with("/proc/")) {
+      // A link to the working directory (/proc/self/cwd) reads as getcwd does.
+      char cwd[PATH_MAX + 1];
+      const bool is_cwd = ::syscall(SYS_getcwd, cwd, sizeof cwd) > 0 && target == cwd;
+      target = is_cwd ? guest_cwd(t, target) : t.proc().sysroot().to_guest(target);
+    }
   }
   const size_t n = std::min(target.size(), static_cast<size_t>(bufsiz));
   if (const int64_t r = emu::copy_out(t.as(), buf.addr, target.data(), n); r < 0) return r;

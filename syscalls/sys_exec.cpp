@@ -204,6 +204,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   const int seccomp_fd = seccomp::exec_fd(t);
   if (seccomp_fd < -1) return seccomp_fd;
   if (seccomp_fd >= 0) host_args.push_back(fmt::format("--exec-seccomp={}", seccomp_fd));
+  if (t.proc().cwd_by_host_path.load(std::memory_order_relaxed)) host_args.emplace_back("--exec-host-cwd");
   host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   const int64_t r = host_execve(t, emu::self_exe_path(), host_args, env, false);

@@ -22,11 +22,11 @@
 # Cases marked "exec" start the tree's python3.13 as a child process. Under
 # qemu-aarch64 they are skipped: qemu does not intercept execve and no
 # binfmt_misc entry exists, so the host kernel refuses the child (ENOEXEC).
-# Each case names its test methods (-m patterns): the whole modules take
+# Most cases name their test methods (-m patterns): the whole modules take
 # 20 s to over 15 min each under a64run; the selections keep what exercises
 # the emulator (fork, exec, threads, signals, mmap, ptys, selectors, sockets)
-# in about three and a half minutes of one core for the twelve cases on an
-# idle host (several times that on a loaded one).
+# in a few minutes of one core for all the cases on an idle host (several
+# times that on a loaded one).
 set -euo pipefail
 
 usage() { sed -n '/^# Usage:/,/^# Prints/p' "$0" | sed 's/^# \{0,1\}//' | sed '$d'; }
@@ -70,6 +70,10 @@ reg time plain test_time test_strptime_timezone
 # test_float's pow reaches _Py_c_pow, whose prologue (stp, fccmp, stp in one
 # block) aborted the translator once (mem/block_labels).
 reg float plain test_float
+# TestChdir gives os.chdir the host path of a directory of the tree (__file__
+# is one, since the interpreter runs by its host path) and compares os.getcwd()
+# with it: getcwd read the tree's guest path (docs/sysroot.md, two names).
+reg contextlib plain test_contextlib TestChdir
 # The whole module; its test_pidfd_send_signal signals the process through a
 # /proc/PID directory and expects KeyboardInterrupt from within the call.
 reg signal exec test_signal

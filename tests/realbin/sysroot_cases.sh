@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Owns the real-binaries lane's sysroot cases: a64run runs the tree's python3
-# named on its command line; the tree's bash, run by a64run
-# with the tree as sysroot (-L), finds the tree's python3 on its PATH, runs a
-# #!/usr/bin/python3 script, changes into a directory of the tree, lists the
-# host's /tmp, looks up users in /etc/passwd and unpacks a tar archive with its
-# modes; each result is compared with what the sysroot rule (docs/sysroot.md)
-# says the guest sees. The tree's man renders a page under seccomp filters.
+# named on its command line; the tree's bash, run by a64run with the tree as
+# sysroot (-L), finds the tree's python3 on its PATH, runs a #!/usr/bin/python3
+# script, changes into a directory of the tree (by either of its names), lists
+# the host's /tmp, looks up users in /etc/passwd and unpacks a tar archive with
+# its modes; each result is compared with what the sysroot rule
+# (docs/sysroot.md) says the guest sees. The tree's man renders a page under
+# seccomp filters.
 #
 # Usage: sysroot_cases.sh [--only REGEX] RUNNER_KIND ROOTFS
 #        sysroot_cases.sh --list
@@ -52,7 +53,7 @@ why() { printf '%s\n' "$*" >>"$O/why"; }
 # of the tree's directories; stdout -> $O/got, stderr -> $O/err; exit 0 wanted.
 gsh() {
   local rc=0
-  env -i PATH=/usr/bin:/bin HOME=/ LC_ALL=C.UTF-8 MARK="$MARK" SCRATCH="$W" \
+  env -i PATH=/usr/bin:/bin HOME=/ LC_ALL=C.UTF-8 MARK="$MARK" SCRATCH="$W" TREE="$ROOTFS" \
     timeout -k 5 "$TMO" "$A64RUN" -L "$ROOTFS" "$ROOTFS/usr/bin/bash" -c "$1" >"$O/got" 2>"$O/err" || rc=$?
   if ((rc != 0)); then
     why "exit status $rc; stderr: '$(tail -c 300 "$O/err" | tr '\n' '|')'"
@@ -119,6 +120,22 @@ python3.13
 /usr"
 }
 reg cwd c_cwd
+
+# A directory of the tree has two names: its guest path (/usr/lib) and its host
+# path ($TREE/usr/lib, which the rule leaves as the host's). getcwd and
+# /proc/self/cwd read the name the program entered it by, as Linux's name the
+# mount a process went through, and so does a program it then execs (CPython's
+# test_contextlib compares getcwd with the host path it gave chdir).
+c_cwd_host_path() {
+  gsh 'cd "$TREE/usr/lib" && pwd -P && /usr/bin/pwd -P && python3 -c "import os; print(os.getcwd(), os.readlink(\"/proc/self/cwd\"))" && cd python3.13 && /usr/bin/pwd -P && cd /usr/lib && /usr/bin/pwd -P && cd "$TREE" && /usr/bin/pwd -P'
+  expect "$ROOTFS/usr/lib
+$ROOTFS/usr/lib
+$ROOTFS/usr/lib $ROOTFS/usr/lib
+$ROOTFS/usr/lib/python3.13
+/usr/lib
+$ROOTFS"
+}
+reg cwd-host-path c_cwd_host_path
 
 # /tmp is the host's: the guest lists a marker the host made there, and a file
 # the guest creates there is on the host.

@@ -157,6 +157,26 @@ TEST_F(SysrootTest, RelativePathsAreUntouched) {
   EXPECT_EQ(follow(""), "");
 }
 
+// follow_hosts tells the two names of a directory of the sysroot apart (Process::cwd_by_host_path): the guest
+// path is mapped into the sysroot, the host path (ROOT/usr/lib, which the tree lacks inside itself) is the
+// host's.
+TEST_F(SysrootTest, HostsSaysWhetherTheRuleLeftThePathTheHosts) {
+  const auto hosts = [&](const std::string& p) { return sysroot_.resolve(p).follow_hosts; };
+  EXPECT_FALSE(hosts("/usr/lib"));
+  EXPECT_FALSE(hosts("/lib/python3.13"));       // through a relative symlink of the sysroot
+  EXPECT_FALSE(hosts("/etc/alternatives/py"));  // through an absolute one, to the sysroot's file
+  EXPECT_FALSE(hosts("/etc/a64run-new-file"));  // a new entry of the sysroot's /etc
+  EXPECT_EQ(follow(in_root("/usr/lib")), in_root("/usr/lib"));
+  EXPECT_TRUE(hosts(in_root("/usr/lib")));  // the same directory by its host path
+  EXPECT_TRUE(hosts(root_));
+  EXPECT_TRUE(hosts("/etc/passwd"));  // the tree lacks it
+  EXPECT_TRUE(hosts("/tmp"));         // host-only prefixes and "/"
+  EXPECT_TRUE(hosts("/"));
+  EXPECT_TRUE(hosts("/var/run"));                        // a symlink of the sysroot to a host-only path
+  EXPECT_TRUE(hosts("/usr/bin/python3.13/x"));           // a file in the middle: the host's path
+  EXPECT_FALSE(Sysroot().resolve("/usr").follow_hosts);  // no sysroot: nothing to tell apart
+}
+
 TEST_F(SysrootTest, HostPathsReadBackAsGuestPaths) {
   EXPECT_EQ(sysroot_.to_guest(root_), "/");
   EXPECT_EQ(sysroot_.to_guest(root_ + "/usr/lib"), "/usr/lib");

@@ -405,31 +405,51 @@ int64_t AddressSpace::mprotect(uint64_t addr, uint64_t len, int prot) {
   std::optional<CodeGate::Closed> closed;
   if (any_access(addr, end)) closed.emplace(gate_);
   std::unique_lock lk(mu_);
-  if (!accessible_locked(addr, len, 0)) return -ENOMEM;  // every page must be mapped, as on Linux
-  // A sealed VMA: nothing changes (Linux since 6.12 changes the VMAs before it, then stops: the whole call
-  // fails here, as on 6.10 and 6.11).
-  if (sealed_in_locked(addr, end)) return -EPERM;
-  // split_vma refuses a split at vm.max_map_count; a VMA that keeps its protection is not split.
+  // do_mprotect_pkey changes the VMAs of the range in order and stops at the first one it cannot change, the
+  // VMAs before it keeping their new protection: nothing mapped at `addr` or a hole is ENOMEM, a sealed VMA
+  // EPERM (mprotect_fixup, Linux 6.12+), and the host's refusal (a shared mapping of a file opened read-only:
+  // EACCES, as Linux's VM_MAYWRITE test) its errno. [addr, stop) is what can change.
+  uint64_t stop = addr;
+  int64_t error = 0;
+  auto from = vmas_.upper_bound(addr);
+  if (from != vmas_.begin() && std::prev(from)->second.end > addr) --from;
+  for (auto it = from; stop < end; ++it) {
+    if (it == vmas_.end() || it->second.start > stop) {
+      error = -ENOMEM;
+      break;
+    }
+    if (it->second.flags & kVmaSealed) {
+      error = -EPERM;
+      break;
+    }
+    stop = std::min(it->second.end, end);
+  }
+  if (stop == addr) return error;
+  // split_vma refuses a split at vm.max_map_count; a VMA that keeps its protection is not split (a64run
+  // refuses before it changes anything, where Linux may have changed the VMAs before the last one).
   const Vma& first = *vma_at_locked(addr);
-  const Vma& last = *vma_at_locked(end - 1);
+  const Vma& last = *vma_at_locked(stop - 1);
   const size_t splits =
-      size_t{first.start < addr && first.prot != prot} + size_t{end < last.end && last.prot != prot};
+      size_t{first.start < addr && first.prot != prot} + size_t{stop < last.end && last.prot != prot};
   if (splits > 0 && vmas_.size() + splits - 1 >= max_map_count()) return -ENOMEM;
   split_at_locked(addr);
-  split_at_locked(end);
-  for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
+  split_at_locked(stop);
+  for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < stop; ++it) {
     Vma& v = it->second;
     const int hprot = host_prot(prot);
-    if (hprot != host_prot(v.prot) && ::mprotect(host(v.start), v.end - v.start, hprot) != 0) return -errno;
+    if (hprot != host_prot(v.prot) && ::mprotect(host(v.start), v.end - v.start, hprot) != 0) {
+      error = -errno;
+      break;
+    }
     if ((v.prot & PROT_EXEC) && v.fetched && prot != v.prot) {
       bump_code_generation();
       v.fetched = false;
     }
     v.prot = prot;
   }
-  merge_range_locked(addr, end);  // vma_modify_flags: the changed range joins neighbours of the same kind
+  merge_range_locked(addr, stop);  // vma_modify_flags: the changed range joins neighbours of the same kind
   bump_generation();
-  return 0;
+  return error;
 }
 
 int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_len, int flags,

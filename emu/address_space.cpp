@@ -351,7 +351,7 @@ bool AddressSpace::sealed_in_locked(uint64_t start, uint64_t end) const {
   return any_vma_locked(start, end, [](const Vma& v) { return (v.flags & kVmaSealed) != 0; });
 }
 
-bool AddressSpace::discards_sealed_locked(uint64_t start, uint64_t end, int advice) const {
+bool AddressSpace::discard_refused(const Vma& v, int advice) {
   switch (advice) {  // is_discard
     case MADV_FREE:
     case MADV_DONTNEED:
@@ -364,10 +364,8 @@ bool AddressSpace::discards_sealed_locked(uint64_t start, uint64_t end, int advi
     default:
       return false;
   }
-  return any_vma_locked(start, end, [](const Vma& v) {
-    const bool ro_anon = (v.flags & kVmaAnon) && !(v.flags & kVmaShared) && !(v.prot & PROT_WRITE);
-    return (v.flags & kVmaSealed) && ro_anon;
-  });
+  const bool ro_anon = (v.flags & kVmaAnon) && !(v.flags & kVmaShared) && !(v.prot & PROT_WRITE);
+  return (v.flags & kVmaSealed) && ro_anon;
 }
 
 int64_t AddressSpace::mseal(uint64_t addr, uint64_t len) {
@@ -704,12 +702,15 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
   if (len == 0) return 0;
   if (!range_ok(addr, len)) return -ENOMEM;
   std::shared_lock lk(mu_);
-  if (discards_sealed_locked(addr, addr + len, advice)) return -EPERM;
+  // madvise_walk_vmas advises the VMAs in order and goes on past a hole (ENOMEM at the end); an error stops
+  // it there, the VMAs before keeping the advice, such as a sealed VMA it may not discard (EPERM,
+  // Linux 6.12+).
   bool hole = false;
   uint64_t cursor = addr;
   for (auto it = vmas_.upper_bound(addr); cursor < addr + len;) {
     if (it != vmas_.begin() && std::prev(it)->second.end > cursor) {
       const Vma& v = std::prev(it)->second;
+      if (discard_refused(v, advice)) return -EPERM;
       const uint64_t e = std::min(v.end, addr + len);
       if (::madvise(host(cursor), e - cursor, advice) != 0 && advice != MADV_HUGEPAGE &&
           advice != MADV_NOHUGEPAGE && advice != MADV_MERGEABLE && advice != MADV_UNMERGEABLE)

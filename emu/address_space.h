@@ -257,9 +257,9 @@ class AddressSpace {
   }
   // A sealed VMA overlaps [start, end).
   bool sealed_in_locked(uint64_t start, uint64_t end) const;
-  // A sealed VMA in [start, end) would lose its pages to `advice` (can_madvise_modify: a discarding advice
-  // on private anonymous memory the guest cannot write).
-  bool discards_sealed_locked(uint64_t start, uint64_t end, int advice) const;
+  // `advice` would take the pages of a sealed VMA (can_madvise_modify: a discarding advice on private
+  // anonymous memory the guest cannot write).
+  static bool discard_refused(const Vma& v, int advice);
   // True when some page of [start, end) is mapped with a permission: changing it can take something away
   // from a running vCPU, so the change closes the code gate.
   bool any_access(uint64_t start, uint64_t end) const;

@@ -140,6 +140,16 @@ static void read_only_discard(void) {
   REQUIRE(sh != MAP_FAILED);
   CHECK_EQ(do_mseal(sh, page, 0), 0);
   CHECK_EQ(madvise(sh, page, MADV_DONTNEED), 0);
+  // A writable page, then a sealed read-only one: MADV_DONTNEED over both discards the first, then stops
+  // with EPERM (madvise_walk_vmas, Linux 6.12+).
+  char* w = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(w != MAP_FAILED);
+  memset(w, 'w', 2 * page);
+  CHECK_SYS(mprotect(w + page, page, PROT_READ));
+  CHECK_EQ(do_mseal(w + page, page, 0), 0);
+  CHECK_ERRNO(madvise(w, 2 * page, MADV_DONTNEED), EPERM);
+  CHECK_EQ(w[0], 0);
+  CHECK_EQ(w[page], 'w');
 }
 
 // A tagged address (top byte set, bit 55 clear) is the untagged one.

@@ -94,18 +94,10 @@ bool read_named_reg(Vcpu& cpu, const char* name, uint64_t* out) {
 
 }  // namespace
 
-namespace {
-
-// Linux reports a data address without its tag (TBI: bits 63-56 become copies of bit 55), as the engine
-// may have accessed it with the tag.
-uint64_t untagged(uint64_t addr) {
-  return untagged_addr(addr);
-}
-
-}  // namespace
-
+// Linux reports a data address without its tag (untagged_addr), as the engine may have accessed it with the
+// tag.
 uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
-  page_hint = untagged(page_hint);
+  page_hint = untagged_addr(page_hint);
   uint32_t word = 0;
   if (copy_in(cpu.as(), &word, pc, 4) != 0) return page_hint;
   // DC ZVA Xt (SYS #3, C7, C4, #1, Xt: a register operand to the disassembler): its helper faults at the
@@ -115,7 +107,7 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
     const uint64_t xt = rt == 31 ? 0 : cpu.x(static_cast<int>(rt));  // register 31 is XZR here
     const uint64_t len = dc_zva_block_bytes();
     if (len == 0) return page_hint;
-    const uint64_t addr = untagged(xt) & ~(len - 1);
+    const uint64_t addr = untagged_addr(xt) & ~(len - 1);
     return (addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0 ? addr : page_hint;
   }
   csh cs;
@@ -136,8 +128,8 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
           index = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(index)));
         if (op.shift.type == ARM64_SFT_LSL) index <<= op.shift.value;
       }
-      const uint64_t addr =
-          untagged((d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp));
+      const uint64_t addr = untagged_addr(
+          (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp));
       // The decoded address must fall in the refused page.
       if ((addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0) result = addr;
       // An access straddling into the refused page faults at the page start, as on Linux.

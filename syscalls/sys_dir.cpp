@@ -265,10 +265,12 @@ SysResult sys_readlinkat(Task& t, int dirfd, GuestCStr path, GuestPtr<char> buf,
     if (n < 0) return n;
     target.assign(local, static_cast<size_t>(n));
     if (p.nofollow().starts_with("/proc/")) {
-      // A link to the working directory (/proc/self/cwd) reads as getcwd does.
+      // A link to the working directory (/proc/self/cwd) reads as getcwd does: by its host path after a chdir
+      // by that path (only then is the host's working directory worth asking for).
       char cwd[PATH_MAX + 1];
-      const bool is_cwd = ::syscall(SYS_getcwd, cwd, sizeof cwd) > 0 && target == cwd;
-      target = is_cwd ? guest_cwd(t, target) : t.proc().sysroot().to_guest(target);
+      const bool keep = t.proc().cwd_by_host_path.load(std::memory_order_relaxed) &&
+                        ::syscall(SYS_getcwd, cwd, sizeof cwd) > 0 && target == cwd;
+      if (!keep) target = t.proc().sysroot().to_guest(target);
     }
   }
   const size_t n = std::min(target.size(), static_cast<size_t>(bufsiz));

@@ -17,6 +17,7 @@
 
 #include "emu/block_exit.h"
 #include "emu/direct_memory.h"
+#include "emu/lazy_flags.h"
 #include "emu/memory_order.h"
 #include "emu/vcpu.h"
 
@@ -72,6 +73,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   if (state == emu::kSerial) {
     __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
     emu::check_block_exit_test_done();
+    emu::lazy_flags_after_translation(cpu, tb);
     return;
   }
   if (!layout_ok) {
@@ -84,6 +86,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   *ctx_cflags |= kCfParallel;
   __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
   emu::check_block_exit_test_done();
+  emu::lazy_flags_after_translation(cpu, tb);
   *tb_cflags &= ~kCfParallel;
 }
 

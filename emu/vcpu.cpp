@@ -17,6 +17,7 @@
 #include "emu/direct_memory.h"
 #include "emu/fp_fast.h"
 #include "emu/host_fault.h"
+#include "emu/lazy_flags.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
 #include "emu/task.h"
@@ -105,6 +106,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   kicks_ = enable_exact_kicks(uc_);
   host_faults_ok_ = prepare_direct_memory(uc_, &direct_ok_);
   direct_ = direct_ok_;
+  (void)prepare_lazy_flags(uc_);  // before any translation: a block may then leave NZCV lazy
   if (host_faults_ok_) install_host_fault_handler();  // a guest access that faults in the host is the guest's
   (void)prepare_tb_lookup();
   (void)prepare_fp_fast();

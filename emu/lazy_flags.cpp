@@ -1,0 +1,565 @@
+// This file owns lazy condition flags: the rewrite of a block's TCG ops that leaves NZCV uncomputed, the
+// record that makes it exact again, and the places that settle it.
+//
+// Why. Unicorn's translator (as qemu's) computes all four flags of every CMP, ADDS or TST into the CPU state:
+// about 17 host instructions for a 64-bit CMP, a third of a small loop's code. Most of it is dead: the loop's
+// B.cond reads one flag, and the code it goes to sets NZCV again before reading it.
+//
+// What. After the translator has generated a block's ops (lazy_flags_after_translation), the block's last
+// instruction L that writes NZCV is looked at. When L is a SUBS, ADDS, ANDS or BICS (CMP, CMN, TST):
+//   - from L on, the block's ops read and write four temps instead of the CPU state's NF, ZF, CF and VF, so
+//     TCG's liveness drops what nothing in the block reads (a B.NE reads only Z);
+//   - just before L's arithmetic, the block stores the record: L's kind and its operands, in three fields
+//     of the CPU state that EL0 code never uses (ELR_EL2, ELR_EL3 and SP_EL2).
+// Every block then keeps the invariant below at its start:
+//   - a block that reads a flag before an instruction has written all four (a B.cond or CSEL first, a CCMP,
+//     ADC or SETF8) settles the record at its start: a load, a compare and a branch around a call;
+//   - any other block that writes NZCV clears the record's kind just before its first flag write (a store).
+//
+// The invariant: whenever the record's kind is set, the architectural NZCV is lazy_nzcv(kind, a, b) and the
+// CPU state's NF, ZF, CF and VF are stale; when it is clear, they are NZCV. Within L's block the reads after
+// L use the temps, and no helper called after L may touch the globals (the rewrite is not made then); no
+// helper reads the flags from the CPU state on its own (at EL0 only exception entry and return would, and
+// Unicorn hands exceptions to a64run's hooks instead). Outside translated code, NZCV is read and written
+// only through uc_reg_read, uc_reg_write and their batch forms; the link wraps those four, and each settles
+// the record first. Every way out of translated code (a system call, a fault, a kick at a block's start, a
+// breakpoint) reads the registers that way before a signal frame, a debugger or a new thread sees them. So
+// no guest, handler or debugger sees the difference.
+#include "emu/lazy_flags.h"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "emu/lazy_flags_arm64.h"
+#include "emu/vcpu.h"
+
+#if A64RUN_WRAP_TRANSLATOR
+
+extern "C" {
+void* tcg_temp_new_internal_aarch64(void* s, int type, bool local);
+void* tcg_op_insert_before_aarch64(void* s, void* old_op, int opc);
+void* gen_new_label_aarch64(void* s);
+void a64run_settle_lazy_flags(void* env);
+uc_err __real_uc_reg_read(uc_engine* uc, int regid, void* value);
+uc_err __real_uc_reg_write(uc_engine* uc, int regid, const void* value);
+}
+
+namespace emu {
+namespace {
+
+// Debian's build of Unicorn 2.1.1 (the same layout emu/direct_memory.cpp reads; checked in prepare).
+constexpr size_t kCpuEnvPtr = 0x128;     // CPUState.env_ptr
+constexpr size_t kCpuUc = 0x81a8;        // CPUState.uc
+constexpr size_t kUcCpu = 0x1a0;         // uc_struct.cpu
+constexpr size_t kUcTcgCtx = 0x2e8;      // uc_struct.tcg_ctx
+constexpr size_t kCtxNbTemps = 0x30;     // TCGContext.nb_temps
+constexpr size_t kCtxFreeTemps = 0x108;  // TCGContext.free_temps[TCG_TYPE_COUNT * 2], 64 bytes each
+constexpr size_t kFreeTempsSize = size_t{10} * 64;
+constexpr size_t kCtxTemps = 0x388;  // TCGContext.temps[], 56 bytes each
+constexpr size_t kTempSize = 56;
+constexpr size_t kTempFlags = 0x4;     // the byte of bits: temp_global is 0x20
+constexpr size_t kTempMemBase = 0x10;  // TCGTemp.mem_base
+constexpr size_t kTempMemOffset = 0x18;
+constexpr size_t kCtxOpsFirst = 0x7388;  // TCGContext.ops.tqh_first
+constexpr size_t kCtxOpDefs = 0xa968;    // TCGContext.tcg_op_defs
+constexpr size_t kOpLinkNext = 0x8;      // TCGOp.link.tqe_next
+constexpr size_t kOpArgs = 0x18;         // TCGOp.args[]
+constexpr size_t kTbPc = 0x0;            // TranslationBlock.pc
+constexpr size_t kTbSize = 0x14;         // TranslationBlock.size
+constexpr int kMaxTemps = 512;           // TCG_MAX_TEMPS
+constexpr uint8_t kTempGlobal = 0x20;
+constexpr int kTcgTypeI32 = 0;
+constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS
+constexpr uintptr_t kCondEq = 8;               // TCG_COND_EQ
+constexpr uint32_t kLabelPresent = 1;          // TCGLabel.present
+constexpr uint32_t kLabelRef = 1u << 16;       // TCGLabel.refs
+
+// CPUARMState (target/arm/cpu.h): the flags as TCG keeps them, and the three fields of the record.
+constexpr size_t kEnvCF = 0x208;          // 0 or 1
+constexpr size_t kEnvVF = 0x20c;          // V in bit 31
+constexpr size_t kEnvNF = 0x210;          // N in bit 31
+constexpr size_t kEnvZF = 0x214;          // Z when 0
+constexpr size_t kEnvRecordA = 0x248;     // elr_el[2]
+constexpr size_t kEnvRecordB = 0x250;     // elr_el[3]
+constexpr size_t kEnvRecordKind = 0x268;  // sp_el[2]
+
+// The TCG opcodes used here (tcg-opc.h order), checked against their definitions' names.
+enum Opc : uint8_t {
+  kCall = 2,
+  kMovI32 = 5,
+  kMoviI32 = 6,
+  kSetLabel = 1,
+  kLdI32 = 13,
+  kStI32 = 16,
+  kBrcondI32 = 38,
+  kSubI32 = 18,
+  kAdd2I32 = 39,
+  kSetcondI64 = 65,
+  kStI64 = 77,
+  kSubI64 = 79,
+  kAdd2I64 = 123,
+  kInsnStart = 129,
+};
+
+struct OpDef {  // TCGOpDef
+  const char* name;
+  uint8_t nb_oargs, nb_iargs, nb_cargs, nb_args;
+  uint8_t flags;
+  void* args_ct;
+  int* sorted_args;
+};
+
+template <typename T>
+T& field(void* p, size_t off) {
+  return *reinterpret_cast<T*>(static_cast<char*>(p) + off);
+}
+
+enum State : int { kUnknown, kOn, kOff };
+std::atomic<int> g_state{kUnknown};
+
+bool defs_ok(void* ctx) {
+  const auto* defs = field<const OpDef*>(ctx, kCtxOpDefs);
+  if (defs == nullptr) return false;
+  static const struct {
+    Opc opc;
+    const char* name;
+  } kNames[] = {
+      {kCall, "call"},        {kSetLabel, "set_label"},     {kLdI32, "ld_i32"}, {kBrcondI32, "brcond_i32"},
+      {kMovI32, "mov_i32"},   {kMoviI32, "movi_i32"},       {kStI32, "st_i32"}, {kSubI32, "sub_i32"},
+      {kAdd2I32, "add2_i32"}, {kSetcondI64, "setcond_i64"}, {kStI64, "st_i64"}, {kSubI64, "sub_i64"},
+      {kAdd2I64, "add2_i64"}, {kInsnStart, "insn_start"}};
+  for (const auto& n : kNames) {
+    if (defs[n.opc].name == nullptr || std::strcmp(defs[n.opc].name, n.name) != 0) return false;
+  }
+  return true;
+}
+
+// tcg_temp_new_internal finds a free temp in free_temps (lea 0x108(%rdi,%rax,1),%r8: the set of its type
+// and kind, 64 bytes each) and a new one at temps[nb_temps] (movslq 0x30(%rdi),%rax; lea
+// 0x388(%rdi,%rdx,8),%rcx with rdx = 7 * nb_temps: 56 bytes each).
+bool code_layout_ok() {
+  static const unsigned char kFree[] = {0x4c, 0x8d, 0x84, 0x07, 0x08, 0x01, 0x00, 0x00};
+  static const unsigned char kNbTemps[] = {0x48, 0x63, 0x47, 0x30};
+  static const unsigned char kTemps[] = {0x48, 0x8d, 0x8c, 0xd7, 0x88, 0x03, 0x00, 0x00};
+  const auto* code = reinterpret_cast<const unsigned char*>(&tcg_temp_new_internal_aarch64);
+  const auto has = [code](const unsigned char* want, size_t n) {
+    for (size_t i = 0; i + n <= 0x100; ++i) {
+      if (std::memcmp(code + i, want, n) == 0) return true;
+    }
+    return false;
+  };
+  return has(kFree, sizeof kFree) && has(kNbTemps, sizeof kNbTemps) && has(kTemps, sizeof kTemps);
+}
+
+// Writes `v` into register `regid` through Unicorn and checks that the CPU state holds it at `off`.
+bool field_is(uc_engine* uc, char* env, int regid, size_t off) {
+  uint64_t saved = 0;
+  if (__real_uc_reg_read(uc, regid, &saved) != UC_ERR_OK) return false;
+  const uint64_t probe = 0x5a17e3c9d2b4f681ull;
+  if (__real_uc_reg_write(uc, regid, &probe) != UC_ERR_OK) return false;
+  const bool ok = field<uint64_t>(env, off) == probe;
+  const uint64_t zero = 0;
+  (void)__real_uc_reg_write(uc, regid, &zero);
+  return ok && saved == 0;
+}
+
+// NZCV 0xa0000000 (N and C) lands in the four fields as TCG keeps them.
+bool flags_at(uc_engine* uc, char* env) {
+  uint64_t saved = 0;
+  if (__real_uc_reg_read(uc, UC_ARM64_REG_NZCV, &saved) != UC_ERR_OK) return false;
+  const uint64_t probe = 0xa0000000;
+  if (__real_uc_reg_write(uc, UC_ARM64_REG_NZCV, &probe) != UC_ERR_OK) return false;
+  const bool ok = field<uint32_t>(env, kEnvNF) >> 31 == 1 && field<uint32_t>(env, kEnvZF) != 0 &&
+                  field<uint32_t>(env, kEnvCF) == 1 && field<uint32_t>(env, kEnvVF) >> 31 == 0;
+  (void)__real_uc_reg_write(uc, UC_ARM64_REG_NZCV, &saved);
+  return ok;
+}
+
+char* env_of(void* cpu) {
+  return field<char*>(cpu, kCpuEnvPtr);
+}
+
+}  // namespace
+
+bool prepare_lazy_flags(uc_engine* uc) {
+  if (g_state.load(std::memory_order_acquire) == kOff) return false;
+  void* cpu = field<void*>(uc, kUcCpu);
+  void* ctx = field<void*>(uc, kUcTcgCtx);
+  if (cpu == nullptr || ctx == nullptr || field<void*>(cpu, kCpuUc) != static_cast<void*>(uc)) return false;
+  // ARMCPU holds CPUState and then the CPU state itself (its TLB follows it: more than 0x3000 bytes).
+  char* env = env_of(cpu);
+  const auto gap = reinterpret_cast<uintptr_t>(env) - reinterpret_cast<uintptr_t>(cpu);
+  const char* eager = std::getenv("A64RUN_EAGER_FLAGS");  // diagnostics: every flag computed, as before
+  const bool ok = (eager == nullptr || std::strcmp(eager, "0") == 0) && gap > kCpuUc && gap < 0x10000 &&
+                  code_layout_ok() && defs_ok(ctx) && field_is(uc, env, UC_ARM64_REG_ELR_EL2, kEnvRecordA) &&
+                  field_is(uc, env, UC_ARM64_REG_ELR_EL3, kEnvRecordB) &&
+                  field_is(uc, env, UC_ARM64_REG_SP_EL2, kEnvRecordKind) && flags_at(uc, env);
+  int expected = kUnknown;
+  g_state.compare_exchange_strong(expected, ok ? kOn : kOff, std::memory_order_acq_rel);
+  if (!ok) g_state.store(kOff, std::memory_order_release);
+  return ok && g_state.load(std::memory_order_acquire) == kOn;
+}
+
+namespace {
+
+void settle_env(char* env) {
+  const uint64_t kind = field<uint64_t>(env, kEnvRecordKind);
+  if (kind == kLazyNone) return;
+  if (kind >= kLazyKinds) {
+    std::fputs("a64run: internal error: a lazy flag record of no known kind\n", stderr);
+    std::abort();
+  }
+  const uint32_t nzcv = lazy_nzcv(static_cast<LazyKind>(kind), field<uint64_t>(env, kEnvRecordA),
+                                  field<uint64_t>(env, kEnvRecordB));
+  field<uint32_t>(env, kEnvNF) = nzcv & 0x80000000u;
+  field<uint32_t>(env, kEnvZF) = (nzcv & 0x40000000u) ? 0 : 1;
+  field<uint32_t>(env, kEnvCF) = (nzcv >> 29) & 1;
+  field<uint32_t>(env, kEnvVF) = (nzcv << 3) & 0x80000000u;
+  field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
+}
+
+}  // namespace
+
+void settle_lazy_flags(uc_engine* uc) {
+  if (g_state.load(std::memory_order_relaxed) != kOn) return;
+  void* cpu = field<void*>(uc, kUcCpu);
+  if (cpu != nullptr) settle_env(env_of(cpu));
+}
+
+namespace {
+
+constexpr uint8_t kOpfBbEnd = 0x02;  // TCG_OPF_BB_END
+constexpr size_t kFlags = 4;         // NF, ZF, CF, VF: the order of kFlagFields
+constexpr size_t kFlagFields[kFlags] = {kEnvNF, kEnvZF, kEnvCF, kEnvVF};
+
+// One translation's context: the TCG context, its op definitions, and the temps of the flags and the env.
+struct Rewrite {
+  void* s = nullptr;
+  const OpDef* defs = nullptr;
+  uintptr_t flag[kFlags] = {};
+  uintptr_t env = 0;
+};
+
+uintptr_t* args(char* op) {
+  return reinterpret_cast<uintptr_t*>(op + kOpArgs);
+}
+
+char* next_op(char* op) {
+  return field<char*>(op, kOpLinkNext);
+}
+
+// The op's outputs and inputs: args[0, outs) and args[outs, outs + ins).
+void arg_counts(const Rewrite& r, const char* op, int* outs, int* ins) {
+  const auto opc = static_cast<uint8_t>(op[0]);
+  if (opc == kCall) {  // TCGOP_CALLI is param1 (bits 8-11), TCGOP_CALLO param2 (bits 12-15)
+    *ins = static_cast<uint8_t>(op[1]) & 0xf;
+    *outs = static_cast<uint8_t>(op[1]) >> 4;
+    return;
+  }
+  *outs = r.defs[opc].nb_oargs;
+  *ins = r.defs[opc].nb_iargs;
+}
+
+int flag_index(const Rewrite& r, uintptr_t arg) {
+  for (size_t j = 0; j < kFlags; ++j) {
+    if (r.flag[j] == arg) return static_cast<int>(j);
+  }
+  return -1;
+}
+
+bool writes_flag(const Rewrite& r, char* op) {
+  int outs = 0, ins = 0;
+  arg_counts(r, op, &outs, &ins);
+  for (int i = 0; i < outs; ++i) {
+    if (flag_index(r, args(op)[i]) >= 0) return true;
+  }
+  return false;
+}
+
+// A call that may read or write the CPU state's globals (and so the flags there).
+bool call_touches_globals(const Rewrite& r, char* op) {
+  if (static_cast<uint8_t>(op[0]) != kCall) return false;
+  int outs = 0, ins = 0;
+  arg_counts(r, op, &outs, &ins);
+  constexpr uintptr_t kNoRwg = 0x3;  // TCG_CALL_NO_READ_GLOBALS | TCG_CALL_NO_WRITE_GLOBALS
+  return (args(op)[outs + ins + 1] & kNoRwg) != kNoRwg;
+}
+
+// The flag globals of this context: I32 globals at the flag fields, all on the same base (the env temp).
+bool find_flags(Rewrite* r) {
+  char* temps = static_cast<char*>(r->s) + kCtxTemps;
+  const int n = field<int>(r->s, kCtxNbTemps);
+  if (n <= 0 || n > kMaxTemps) return false;
+  unsigned found = 0;
+  for (int i = 0; i < n; ++i) {
+    char* t = temps + static_cast<size_t>(i) * kTempSize;
+    if (!(static_cast<uint8_t>(t[kTempFlags]) & kTempGlobal)) break;  // the globals come first
+    const auto off = static_cast<size_t>(field<intptr_t>(t, kTempMemOffset));
+    for (size_t j = 0; j < kFlags; ++j) {
+      if (off != kFlagFields[j] || t[3] != kTcgTypeI32) continue;
+      const auto base = reinterpret_cast<uintptr_t>(field<void*>(t, kTempMemBase));
+      if (found != 0 && base != r->env) return false;
+      r->env = base;
+      r->flag[j] = reinterpret_cast<uintptr_t>(t);
+      found |= 1u << j;
+    }
+  }
+  const auto lo = reinterpret_cast<uintptr_t>(temps);
+  return found == 0xf && r->env >= lo && r->env < lo + static_cast<size_t>(n) * kTempSize;
+}
+
+char* insert_before(const Rewrite& r, char* op, Opc opc, uintptr_t a0, uintptr_t a1, uintptr_t a2 = 0) {
+  auto* added = static_cast<char*>(tcg_op_insert_before_aarch64(r.s, op, opc));
+  args(added)[0] = a0;
+  args(added)[1] = a1;
+  args(added)[2] = a2;
+  return added;
+}
+
+// Before `op`: the record's kind set to `kind` (kLazyNone clears it).
+void store_kind(const Rewrite& r, char* op, uint32_t kind) {
+  const auto k = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  insert_before(r, op, kMoviI32, k, kind);
+  insert_before(r, op, kStI32, k, r.env, kEnvRecordKind);
+}
+
+// The op of L's flag computation whose inputs are L's operands (the record's a and b), or null.
+char* anchor(const Rewrite& r, char* from, char* to, LazyKind kind) {
+  for (char* op = from; op != to; op = next_op(op)) {
+    const auto opc = static_cast<uint8_t>(op[0]);
+    const uintptr_t* a = args(op);
+    switch (kind) {
+      case kLazySub64:
+        if (opc == kSubI64) {
+          char* cond = next_op(op);  // gen_sub_CC: sub; the two halves of NZ; or; setcond GEU of a, b
+          for (int i = 0; i < 6 && cond != to; ++i, cond = next_op(cond)) {
+            if (static_cast<uint8_t>(cond[0]) == kSetcondI64 && args(cond)[1] == a[1] &&
+                args(cond)[2] == a[2])
+              return op;
+          }
+          return nullptr;
+        }
+        break;
+      case kLazySub32:
+        if (opc == kSubI32) return a[0] == r.flag[0] ? op : nullptr;
+        break;
+      case kLazyAdd64:
+        if (opc == kAdd2I64) return a[3] == a[5] ? op : nullptr;
+        break;
+      case kLazyAdd32:
+        if (opc == kAdd2I32) return a[0] == r.flag[0] && a[1] == r.flag[2] && a[3] == a[5] ? op : nullptr;
+        break;
+      case kLazyLogic64:
+      case kLazyLogic32:
+        if (writes_flag(r, op)) return opc == kMovI32 && a[0] == r.flag[1] ? op : nullptr;
+        break;
+      default:
+        return nullptr;
+    }
+    if (writes_flag(r, op)) return nullptr;  // a flag written before the arithmetic: not the pattern
+  }
+  return nullptr;
+}
+
+// The record's stores for L, before its anchor.
+void store_record(const Rewrite& r, char* at, LazyKind kind) {
+  const uintptr_t* a = args(at);
+  store_kind(r, at, kind);
+  switch (kind) {
+    case kLazySub64:
+      insert_before(r, at, kStI64, a[1], r.env, kEnvRecordA);
+      insert_before(r, at, kStI64, a[2], r.env, kEnvRecordB);
+      break;
+    case kLazySub32:
+      insert_before(r, at, kStI32, a[1], r.env, kEnvRecordA);
+      insert_before(r, at, kStI32, a[2], r.env, kEnvRecordB);
+      break;
+    case kLazyAdd64:
+      insert_before(r, at, kStI64, a[2], r.env, kEnvRecordA);
+      insert_before(r, at, kStI64, a[4], r.env, kEnvRecordB);
+      break;
+    case kLazyAdd32:
+      insert_before(r, at, kStI32, a[2], r.env, kEnvRecordA);
+      insert_before(r, at, kStI32, a[4], r.env, kEnvRecordB);
+      break;
+    default:  // ANDS, BICS: the result, an I64 temp read as I32 by the mov to ZF
+      insert_before(r, at, kStI64, a[1], r.env, kEnvRecordA);
+      break;
+  }
+}
+
+// At the block's start (before `op`, its first instruction's first op): if the record is set, settle it.
+//   ld_i32 t, env, kind; brcond_i32 t == 0, skip; call a64run_settle_lazy_flags(env); skip:
+// The call reads no TCG global and writes the four flags: TCG loads them from the CPU state after it.
+void settle_at_start(const Rewrite& r, char* op) {
+  const auto t = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  const auto zero = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  void* label = gen_new_label_aarch64(r.s);
+  auto& word = *static_cast<uint32_t*>(label);  // TCGLabel: present in bit 0, refs in bits 16-31
+  word = (word | kLabelPresent) + kLabelRef;
+  const auto l = reinterpret_cast<uintptr_t>(label);
+  insert_before(r, op, kLdI32, t, r.env, kEnvRecordKind);
+  insert_before(r, op, kMoviI32, zero, 0);
+  char* branch = insert_before(r, op, kBrcondI32, t, zero, kCondEq);
+  args(branch)[3] = l;
+  char* call = insert_before(r, op, kCall, r.env, reinterpret_cast<uintptr_t>(&a64run_settle_lazy_flags),
+                             kCallNoReadGlobals);
+  call[1] = 1;  // TCGOP_CALLI 1 (env), TCGOP_CALLO 0
+  insert_before(r, op, kSetLabel, l, 0);
+}
+
+// What one pass over a block's ops finds. Until the end of the first instruction that writes a flag: whether
+// a flag is read before it is written (then the block settles at its start). And L, the last instruction
+// that writes one, with what follows it.
+struct Scan {
+  char* first_op = nullptr;  // the first op of the first instruction
+  char* first_write = nullptr;
+  char* first_write_insn = nullptr;
+  bool live_in = false;
+  char* l_insn = nullptr;
+  uint64_t l_pc = 0;
+  bool unsafe_after_l = false;  // since L's first flag write: a call that may touch the globals, or a flag
+                                // read after a basic block's end (TCG's normal temps die there)
+};
+
+Scan scan_block(const Rewrite& r) {
+  Scan b;
+  char* insn = nullptr;
+  uint64_t insn_pc = 0;
+  unsigned written = 0;  // the flags written so far, until the first writing instruction ends
+  bool bb_end_after_l = false;
+  for (char* op = field<char*>(r.s, kCtxOpsFirst); op != nullptr; op = next_op(op)) {
+    if (static_cast<uint8_t>(op[0]) == kInsnStart) {
+      if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
+      insn = op;
+      insn_pc = args(op)[0];
+      continue;
+    }
+    if (b.first_op == nullptr && insn != nullptr) b.first_op = op;
+    int outs = 0, ins = 0;
+    arg_counts(r, op, &outs, &ins);
+    const bool in_prefix = b.first_write_insn == nullptr || insn == b.first_write_insn;
+    for (int i = outs; i < outs + ins; ++i) {
+      const int j = flag_index(r, args(op)[i]);
+      if (j < 0) continue;
+      if (in_prefix && !(written & (1u << j))) b.live_in = true;
+      if (bb_end_after_l) b.unsafe_after_l = true;
+    }
+    for (int i = 0; i < outs; ++i) {
+      const int j = flag_index(r, args(op)[i]);
+      if (j < 0) continue;
+      if (b.first_write == nullptr) b.first_write = op, b.first_write_insn = insn;
+      if (in_prefix) written |= 1u << j;
+      if (insn != b.l_insn)
+        b.l_insn = insn, b.l_pc = insn_pc, b.unsafe_after_l = false, bb_end_after_l = false;
+    }
+    if (b.l_insn != nullptr && call_touches_globals(r, op)) b.unsafe_after_l = true;
+    if (b.l_insn != nullptr && (r.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd)) bb_end_after_l = true;
+  }
+  if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
+  return b;
+}
+
+// From L on, the flags are the temps'.
+void rename_flags(const Rewrite& r, char* from) {
+  uintptr_t temp[kFlags];
+  for (uintptr_t& t : temp)
+    t = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  for (char* op = from; op != nullptr; op = next_op(op)) {
+    int outs = 0, ins = 0;
+    arg_counts(r, op, &outs, &ins);
+    for (int i = 0; i < outs + ins; ++i) {
+      const int j = flag_index(r, args(op)[i]);
+      if (j >= 0) args(op)[i] = temp[j];
+    }
+  }
+}
+
+}  // namespace
+
+void lazy_flags_after_translation(void* cpu, void* tb) {
+  if (g_state.load(std::memory_order_relaxed) != kOn) return;
+  Rewrite r;
+  r.s = field<void*>(field<void*>(cpu, kCpuUc), kUcTcgCtx);
+  // The window lets the rewrite read L's encoding; without it (A64RUN_SOFTMMU=1, a debugger's watchpoint)
+  // no flag is left lazy, but the block still keeps the invariant (a record may be set when it starts).
+  DirectWindow w;
+  const bool window = Vcpu::running_direct_window(r.s, &w);
+  r.defs = field<const OpDef*>(r.s, kCtxOpDefs);
+  if (!find_flags(&r)) return;
+  const Scan b = scan_block(r);
+  if (b.first_op == nullptr || (b.first_write == nullptr && !b.live_in)) return;
+  if (field<int>(r.s, kCtxNbTemps) + 16 > kMaxTemps) {
+    // The translator frees its temps after each instruction: a block never comes near TCG's limit.
+    std::fputs("a64run: internal error: no TCG temps left for the lazy flags\n", stderr);
+    std::abort();
+  }
+  // The translator has freed its temps, but its ops still name them: the temps added here must be new ones,
+  // not taken from the free lists (tcg_func_start empties them again for the next translation).
+  std::memset(static_cast<char*>(r.s) + kCtxFreeTemps, 0, kFreeTempsSize);
+  const uint64_t pc = field<uint64_t>(tb, kTbPc);
+  const uint64_t size = field<uint16_t>(tb, kTbSize);
+  LazyKind kind = kLazyNone;
+  char* at = nullptr;
+  if (window && b.l_insn != nullptr && !b.unsafe_after_l && b.l_pc >= pc && b.l_pc + 4 <= pc + size) {
+    uint32_t l_word = 0;
+    std::memcpy(&l_word, w.base + b.l_pc, sizeof l_word);
+    kind = lazy_kind(l_word);
+    if (kind != kLazyNone) at = anchor(r, b.l_insn, nullptr, kind);
+  }
+  if (b.live_in) {
+    settle_at_start(r, b.first_op);
+  } else if (b.first_write_insn != b.l_insn || at == nullptr) {
+    store_kind(r, b.first_write, kLazyNone);
+  }
+  if (at == nullptr) return;
+  rename_flags(r, b.l_insn);
+  store_record(r, at, kind);  // where L's arithmetic reads its operands
+}
+
+}  // namespace emu
+
+// Every register access from outside translated code settles the record first (the invariant above), and
+// a block that reads NZCV before writing it calls the settling helper at its start.
+extern "C" {
+void a64run_settle_lazy_flags(void* env) {
+  emu::settle_env(static_cast<char*>(env));
+}
+
+uc_err __real_uc_reg_read_batch(uc_engine* uc, int* regs, void** vals, int count);
+uc_err __real_uc_reg_write_batch(uc_engine* uc, int* regs, void* const* vals, int count);
+
+uc_err __wrap_uc_reg_read(uc_engine* uc, int regid, void* value) {
+  emu::settle_lazy_flags(uc);
+  return __real_uc_reg_read(uc, regid, value);
+}
+
+uc_err __wrap_uc_reg_write(uc_engine* uc, int regid, const void* value) {
+  emu::settle_lazy_flags(uc);
+  return __real_uc_reg_write(uc, regid, value);
+}
+
+uc_err __wrap_uc_reg_read_batch(uc_engine* uc, int* regs, void** vals, int count) {
+  emu::settle_lazy_flags(uc);
+  return __real_uc_reg_read_batch(uc, regs, vals, count);
+}
+
+uc_err __wrap_uc_reg_write_batch(uc_engine* uc, int* regs, void* const* vals, int count) {
+  emu::settle_lazy_flags(uc);
+  return __real_uc_reg_write_batch(uc, regs, vals, count);
+}
+}  // extern "C"
+
+#else
+
+namespace emu {
+bool prepare_lazy_flags(uc_engine*) {
+  return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
+}
+void lazy_flags_after_translation(void*, void*) {}
+void settle_lazy_flags(uc_engine*) {}
+}  // namespace emu
+
+#endif  // A64RUN_WRAP_TRANSLATOR

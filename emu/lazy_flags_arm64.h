@@ -1,0 +1,28 @@
+// The A64 side of lazy condition flags (emu/lazy_flags.cpp): the flag-setting instructions a translation may
+// leave for later, and the NZCV such an instruction gives.
+#pragma once
+
+#include <cstdint>
+
+namespace emu {
+
+// The flag-setting instructions whose NZCV can be recomputed from a record of their operands.
+enum LazyKind : uint32_t {
+  kLazyNone = 0,
+  kLazySub64 = 1,    // SUBS, CMP (X): a - b
+  kLazySub32 = 2,    // SUBS, CMP (W)
+  kLazyAdd64 = 3,    // ADDS, CMN (X): a + b
+  kLazyAdd32 = 4,    // ADDS, CMN (W)
+  kLazyLogic64 = 5,  // ANDS, BICS, TST (X): the result a; C and V clear
+  kLazyLogic32 = 6,  // ANDS, BICS, TST (W)
+  kLazyKinds = 7,
+};
+
+// The kind of `insn` if it is one of the instructions above, else kLazyNone.
+LazyKind lazy_kind(uint32_t insn);
+
+// NZCV (in bits 31..28, as in PSTATE) of an instruction of kind `kind` with operands a and b (the low 32
+// bits for the W forms).
+uint32_t lazy_nzcv(LazyKind kind, uint64_t a, uint64_t b);
+
+}  // namespace emu

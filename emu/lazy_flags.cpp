@@ -21,10 +21,10 @@
 // L use the temps, and no helper called after L may touch the globals (the rewrite is not made then); no
 // helper reads the flags from the CPU state on its own (at EL0 only exception entry and return would, and
 // Unicorn hands exceptions to a64run's hooks instead). Outside translated code, NZCV is read and written
-// only through uc_reg_read, uc_reg_write and their batch forms; the link wraps those four, and each settles
-// the record first. Every way out of translated code (a system call, a fault, a kick at a block's start, a
-// breakpoint) reads the registers that way before a signal frame, a debugger or a new thread sees them. So
-// no guest, handler or debugger sees the difference.
+// only through uc_reg_read, uc_reg_write and their batch forms; the link wraps those four: a read of NZCV
+// or PSTATE gets the record's NZCV (and changes nothing, so another thread may read a stopped vCPU as
+// before), and a write of either forgets the record. A signal frame, a debugger or a new thread thus sees
+// the NZCV Linux would show at any stop: a system call, a fault, a kick at a block's start, a breakpoint.
 #include "emu/lazy_flags.h"
 
 #include <atomic>
@@ -222,11 +222,44 @@ void settle_env(char* env) {
 
 }  // namespace
 
-void settle_lazy_flags(uc_engine* uc) {
-  if (g_state.load(std::memory_order_relaxed) != kOn) return;
+namespace {
+
+// The CPU state of `uc` when a block left NZCV lazy in it, else null.
+char* lazy_env(uc_engine* uc) {
+  if (g_state.load(std::memory_order_relaxed) != kOn) return nullptr;
   void* cpu = field<void*>(uc, kUcCpu);
-  if (cpu != nullptr) settle_env(env_of(cpu));
+  if (cpu == nullptr) return nullptr;
+  char* env = env_of(cpu);
+  return field<uint64_t>(env, kEnvRecordKind) != kLazyNone ? env : nullptr;
 }
+
+bool holds_nzcv(int regid) {
+  return regid == UC_ARM64_REG_NZCV || regid == UC_ARM64_REG_PSTATE;
+}
+
+// A read of NZCV or PSTATE (32 bits, NZCV in bits 31..28) gets the NZCV of the record. Reads change nothing,
+// so another thread may read a stopped vCPU's registers as before.
+void patch_read(uc_engine* uc, int regid, void* value) {
+  if (!holds_nzcv(regid)) return;
+  char* env = lazy_env(uc);
+  if (env == nullptr) return;
+  const auto kind = static_cast<LazyKind>(field<uint64_t>(env, kEnvRecordKind));
+  if (kind >= kLazyKinds) {
+    std::fputs("a64run: internal error: a lazy flag record of no known kind\n", stderr);
+    std::abort();
+  }
+  const uint32_t nzcv = lazy_nzcv(kind, field<uint64_t>(env, kEnvRecordA), field<uint64_t>(env, kEnvRecordB));
+  auto* v = static_cast<uint32_t*>(value);
+  *v = (*v & 0x0fffffffu) | nzcv;
+}
+
+// A write of NZCV or PSTATE sets the flags themselves: the record no longer says anything.
+void after_write(uc_engine* uc, int regid) {
+  if (!holds_nzcv(regid)) return;
+  if (char* env = lazy_env(uc)) field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
+}
+
+}  // namespace
 
 namespace {
 
@@ -521,8 +554,8 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
 
 }  // namespace emu
 
-// Every register access from outside translated code settles the record first (the invariant above), and
-// a block that reads NZCV before writing it calls the settling helper at its start.
+// Register reads from outside translated code see the record's NZCV, and writes of NZCV forget the record
+// (the invariant above); a block that reads NZCV before writing it calls the settling helper at its start.
 extern "C" {
 void a64run_settle_lazy_flags(void* env) {
   emu::settle_env(static_cast<char*>(env));
@@ -532,23 +565,29 @@ uc_err __real_uc_reg_read_batch(uc_engine* uc, int* regs, void** vals, int count
 uc_err __real_uc_reg_write_batch(uc_engine* uc, int* regs, void* const* vals, int count);
 
 uc_err __wrap_uc_reg_read(uc_engine* uc, int regid, void* value) {
-  emu::settle_lazy_flags(uc);
-  return __real_uc_reg_read(uc, regid, value);
+  const uc_err err = __real_uc_reg_read(uc, regid, value);
+  if (err == UC_ERR_OK) emu::patch_read(uc, regid, value);
+  return err;
 }
 
 uc_err __wrap_uc_reg_write(uc_engine* uc, int regid, const void* value) {
-  emu::settle_lazy_flags(uc);
-  return __real_uc_reg_write(uc, regid, value);
+  const uc_err err = __real_uc_reg_write(uc, regid, value);
+  if (err == UC_ERR_OK) emu::after_write(uc, regid);
+  return err;
 }
 
 uc_err __wrap_uc_reg_read_batch(uc_engine* uc, int* regs, void** vals, int count) {
-  emu::settle_lazy_flags(uc);
-  return __real_uc_reg_read_batch(uc, regs, vals, count);
+  const uc_err err = __real_uc_reg_read_batch(uc, regs, vals, count);
+  if (err != UC_ERR_OK) return err;
+  for (int i = 0; i < count; ++i) emu::patch_read(uc, regs[i], vals[i]);
+  return err;
 }
 
 uc_err __wrap_uc_reg_write_batch(uc_engine* uc, int* regs, void* const* vals, int count) {
-  emu::settle_lazy_flags(uc);
-  return __real_uc_reg_write_batch(uc, regs, vals, count);
+  const uc_err err = __real_uc_reg_write_batch(uc, regs, vals, count);
+  if (err != UC_ERR_OK) return err;
+  for (int i = 0; i < count; ++i) emu::after_write(uc, regs[i]);
+  return err;
 }
 }  // extern "C"
 
@@ -559,7 +598,6 @@ bool prepare_lazy_flags(uc_engine*) {
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
 }
 void lazy_flags_after_translation(void*, void*) {}
-void settle_lazy_flags(uc_engine*) {}
 }  // namespace emu
 
 #endif  // A64RUN_WRAP_TRANSLATOR

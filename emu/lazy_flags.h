@@ -1,6 +1,6 @@
-// Lazy condition flags (emu/lazy_flags.cpp): a translation whose last flag-setting instruction's NZCV is
-// dead wherever the block can go records that instruction's operands instead of computing NZCV, and the
-// register accessors make NZCV exact from the record before anything outside translated code looks at it.
+// Lazy condition flags (emu/lazy_flags.cpp): a translated block records its last flag-setting instruction's
+// operands instead of computing NZCV, and NZCV is made exact from the record wherever it is read: by a
+// later block that reads it first, and by the register accessors (uc_reg_read and its kin, wrapped).
 #pragma once
 
 #include <unicorn/unicorn.h>
@@ -14,9 +14,5 @@ bool prepare_lazy_flags(uc_engine* uc);
 
 // The translator's wrapper calls this after a block's ops are generated and before TCG compiles them.
 void lazy_flags_after_translation(void* cpu, void* tb);
-
-// Makes NZCV in `uc`'s CPU state exact if a block left it lazy (every uc_reg_read and uc_reg_write does this
-// first, through the link's wrappers). Only on the thread that runs `uc`, or while it is stopped.
-void settle_lazy_flags(uc_engine* uc);
 
 }  // namespace emu

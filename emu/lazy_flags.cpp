@@ -18,7 +18,7 @@
 //
 // The invariant: whenever the record's kind is set, the architectural NZCV is lazy_nzcv(kind, a, b) and the
 // CPU state's NF, ZF, CF and VF are stale; when it is clear, they are NZCV. Within L's block the reads after
-// L use the temps, and no helper called after L may touch the globals (the rewrite is not made then); no
+// L use the temps, and no helper called after L may write the globals (the rewrite is not made then); no
 // helper reads the flags from the CPU state on its own (at EL0 only exception entry and return would, and
 // Unicorn hands exceptions to a64run's hooks instead). Outside translated code, NZCV is read and written
 // only through uc_reg_read, uc_reg_write and their batch forms; the link wraps those four: a read of NZCV
@@ -311,13 +311,14 @@ bool writes_flag(const Rewrite& r, char* op) {
   return false;
 }
 
-// A call that may read or write the CPU state's globals (and so the flags there).
-bool call_touches_globals(const Rewrite& r, char* op) {
+// A call that may write the CPU state's globals (and so perhaps the flags there: exception return does).
+// One that only reads them is fine: no helper reads NZCV there, and a hook reads it through uc_reg_read.
+bool call_writes_globals(const Rewrite& r, char* op) {
   if (static_cast<uint8_t>(op[0]) != kCall) return false;
   int outs = 0, ins = 0;
   arg_counts(r, op, &outs, &ins);
-  constexpr uintptr_t kNoRwg = 0x3;  // TCG_CALL_NO_READ_GLOBALS | TCG_CALL_NO_WRITE_GLOBALS
-  return (args(op)[outs + ins + 1] & kNoRwg) != kNoRwg;
+  constexpr uintptr_t kNoWg = 0x2;  // TCG_CALL_NO_WRITE_GLOBALS
+  return (args(op)[outs + ins + 1] & kNoWg) == 0;
 }
 
 // The flag globals of this context: I32 globals at the flag fields, all on the same base (the env temp).
@@ -453,7 +454,7 @@ struct Scan {
   bool live_in = false;
   char* l_insn = nullptr;
   uint64_t l_pc = 0;
-  bool unsafe_after_l = false;  // since L's first flag write: a call that may touch the globals, or a flag
+  bool unsafe_after_l = false;  // since L's first flag write: a call that may write the globals, or a flag
                                 // read after a basic block's end (TCG's normal temps die there)
 };
 
@@ -488,7 +489,7 @@ Scan scan_block(const Rewrite& r) {
       if (insn != b.l_insn)
         b.l_insn = insn, b.l_pc = insn_pc, b.unsafe_after_l = false, bb_end_after_l = false;
     }
-    if (b.l_insn != nullptr && call_touches_globals(r, op)) b.unsafe_after_l = true;
+    if (b.l_insn != nullptr && call_writes_globals(r, op)) b.unsafe_after_l = true;
     if (b.l_insn != nullptr && (r.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd)) bb_end_after_l = true;
   }
   if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;

@@ -3,8 +3,8 @@
 // in a signal frame taken at the start of a
 // block (a thread hammers the looping thread with tgkill), in the frame of a fault right after the setter
 // and one block later, after a handler rewrites NZCV and returns, and read by the program itself (MRS NZCV,
-// CSET, CSINC, B.cond: inside the setter's block and at the start of the next one). The expected NZCV comes
-// from the Arm pseudocode (AddWithCarry), computed here in C.
+// CSET, CSINC, B.cond: inside the setter's block, at the start of the next one, after a return). The expected
+// NZCV comes from the Arm pseudocode (AddWithCarry), computed here in C.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -293,7 +293,31 @@ static void test_faults(void) {
   signal(SIGSEGV, SIG_DFL);
 }
 
+// A function that returns its answer in NZCV (the architecture allows it; hand-written code does it):
+// lf_call(a, b) calls lf_compare, which ends with `cmp x0, x1; ret`, and reads NZCV after the return.
+uint64_t lf_call(uint64_t a, uint64_t b);
+__asm__(
+    ".text\n"
+    ".global lf_call\n"
+    "lf_compare:\n"
+    "  cmp x0, x1\n"
+    "  ret\n"
+    "lf_call:\n"
+    "  mov x9, x30\n"
+    "  bl lf_compare\n"
+    "  mrs x0, nzcv\n"
+    "  ret x9\n");
+
+static void test_flags_across_a_return(void) {
+  const uint64_t v[] = {0, 1, 5, 0x7fffffffffffffffull, 0x8000000000000000ull, ~0ull};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    for (size_t j = 0; j < sizeof v / sizeof v[0]; j++)
+      CHECK_EQ(lf_call(v[i], v[j]), nzcv_of(kSub64, v[i], v[j]));
+  }
+}
+
 int main(void) {
+  test_flags_across_a_return();
   CHECK_EQ(lf_expected(1, 7) != 0, 1);
   test_faults();
   test_signals_at_block_starts();

@@ -10,7 +10,8 @@
 //   - from L on, the block's ops read and write four temps instead of the CPU state's NF, ZF, CF and VF, so
 //     TCG's liveness drops what nothing in the block reads (a B.NE reads only Z);
 //   - just before L's arithmetic, the block stores the record: L's kind and its operands, in three fields
-//     of the CPU state that EL0 code never uses (ELR_EL2, ELR_EL3 and SP_EL2).
+//     of the CPU state that EL0 code never uses (ELR_EL2, ELR_EL3 and SP_EL2);
+//   - a B.cond that ends the block compares copies of L's operands instead of testing flags (fuse_branch).
 // Every block then keeps the invariant below at its start:
 //   - a block that reads a flag before an instruction has written all four (a B.cond or CSEL first, a CCMP,
 //     ADC or SETF8) settles the record at its start: a load, a compare and a branch around a call;
@@ -71,6 +72,7 @@ constexpr size_t kTbSize = 0x14;         // TranslationBlock.size
 constexpr int kMaxTemps = 512;           // TCG_MAX_TEMPS
 constexpr uint8_t kTempGlobal = 0x20;
 constexpr int kTcgTypeI32 = 0;
+constexpr int kTcgTypeI64 = 1;
 constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS
 constexpr uintptr_t kCondEq = 8;               // TCG_COND_EQ
 constexpr uint32_t kLabelPresent = 1;          // TCGLabel.present
@@ -94,6 +96,9 @@ enum Opc : uint8_t {
   kLdI32 = 13,
   kStI32 = 16,
   kBrcondI32 = 38,
+  kMovI64 = 63,
+  kMoviI64 = 64,
+  kBrcondI64 = 103,
   kSubI32 = 18,
   kAdd2I32 = 39,
   kSetcondI64 = 65,
@@ -125,11 +130,15 @@ bool defs_ok(void* ctx) {
   static const struct {
     Opc opc;
     const char* name;
-  } kNames[] = {
-      {kCall, "call"},        {kSetLabel, "set_label"},     {kLdI32, "ld_i32"}, {kBrcondI32, "brcond_i32"},
-      {kMovI32, "mov_i32"},   {kMoviI32, "movi_i32"},       {kStI32, "st_i32"}, {kSubI32, "sub_i32"},
-      {kAdd2I32, "add2_i32"}, {kSetcondI64, "setcond_i64"}, {kStI64, "st_i64"}, {kSubI64, "sub_i64"},
-      {kAdd2I64, "add2_i64"}, {kInsnStart, "insn_start"}};
+  } kNames[] = {{kCall, "call"},           {kSetLabel, "set_label"},
+                {kLdI32, "ld_i32"},        {kBrcondI32, "brcond_i32"},
+                {kMovI32, "mov_i32"},      {kMoviI32, "movi_i32"},
+                {kStI32, "st_i32"},        {kSubI32, "sub_i32"},
+                {kAdd2I32, "add2_i32"},    {kSetcondI64, "setcond_i64"},
+                {kStI64, "st_i64"},        {kSubI64, "sub_i64"},
+                {kAdd2I64, "add2_i64"},    {kInsnStart, "insn_start"},
+                {kMovI64, "mov_i64"},      {kMoviI64, "movi_i64"},
+                {kBrcondI64, "brcond_i64"}};
   for (const auto& n : kNames) {
     if (defs[n.opc].name == nullptr || std::strcmp(defs[n.opc].name, n.name) != 0) return false;
   }
@@ -454,6 +463,8 @@ struct Scan {
   bool live_in = false;
   char* l_insn = nullptr;
   uint64_t l_pc = 0;
+  char* last_insn = nullptr;  // the block's last instruction (its insn_start op)
+  uint64_t last_pc = 0;
   bool unsafe_after_l = false;  // since L's first flag write: a call that may write the globals, or a flag
                                 // read after a basic block's end (TCG's normal temps die there)
 };
@@ -469,6 +480,8 @@ Scan scan_block(const Rewrite& r) {
       if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
       insn = op;
       insn_pc = args(op)[0];
+      b.last_insn = op;
+      b.last_pc = insn_pc;
       continue;
     }
     if (b.first_op == nullptr && insn != nullptr) b.first_op = op;
@@ -511,6 +524,60 @@ void rename_flags(const Rewrite& r, char* from) {
   }
 }
 
+// The TCG condition on L's operands (a - b, or the logical result against 0) that is the A64 condition
+// `cond` on L's NZCV, or -1 (MI, PL, VS and VC of a subtraction; a logical result's constant ones; ADDS).
+int fused_condition(LazyKind kind, uint32_t cond) {
+  // TCG_COND_*: EQ 8, NE 9, LT 2, GE 3, LE 10, GT 11, LTU 4, GEU 5, LEU 12, GTU 13.
+  static constexpr int kSub[14] = {8, 9, 5, 4, -1, -1, -1, -1, 13, 12, 3, 2, 11, 10};
+  static constexpr int kLogic[14] = {8, 9, -1, -1, 2, 3, -1, -1, -1, -1, 3, 2, 11, 10};
+  if (cond >= 14) return -1;
+  if (kind == kLazySub64 || kind == kLazySub32) return kSub[cond];
+  if (kind == kLazyLogic64) return kLogic[cond];
+  return -1;
+}
+
+// A B.cond that ends the block after L branches on a compare of L's operands, copied where L reads them
+// (a register L overwrites still holds its old value in the copy), instead of on the flags: TCG then drops
+// the flag computation the branch needed. Only with no basic block end in between (the copies are normal
+// temps). The record is still stored, for everything after the branch.
+void fuse_branch(const Rewrite& r, const Scan& b, char* at, LazyKind kind, const DirectWindow& w) {
+  if (b.last_insn == b.l_insn) return;
+  uint32_t word = 0;
+  std::memcpy(&word, w.base + b.last_pc, sizeof word);
+  if ((word & 0xff000010) != 0x54000000) return;  // B.cond
+  const int cond = fused_condition(kind, word & 0xf);
+  if (cond < 0) return;
+  char* branch = nullptr;
+  for (char* op = b.last_insn; op != nullptr && branch == nullptr; op = next_op(op)) {
+    if (static_cast<uint8_t>(op[0]) == kBrcondI32) branch = op;
+  }
+  if (branch == nullptr) return;
+  for (char* op = at; op != branch; op = next_op(op)) {
+    if (r.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd) return;
+  }
+  const uintptr_t* a = args(at);
+  const bool wide = kind != kLazySub32;
+  const auto copy = [&](uintptr_t from) {
+    const auto t = reinterpret_cast<uintptr_t>(
+        tcg_temp_new_internal_aarch64(r.s, wide ? kTcgTypeI64 : kTcgTypeI32, false));
+    insert_before(r, at, wide ? kMovI64 : kMovI32, t, from);
+    return t;
+  };
+  uintptr_t lhs = 0, rhs = 0;
+  if (kind == kLazyLogic64) {
+    lhs = copy(a[1]);
+    rhs = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI64, false));
+    insert_before(r, at, kMoviI64, rhs, 0);
+  } else {
+    lhs = copy(a[1]);
+    rhs = copy(a[2]);
+  }
+  branch[0] = static_cast<char>(wide ? kBrcondI64 : kBrcondI32);
+  args(branch)[0] = lhs;
+  args(branch)[1] = rhs;
+  args(branch)[2] = static_cast<uintptr_t>(cond);
+}
+
 }  // namespace
 
 void lazy_flags_after_translation(void* cpu, void* tb) {
@@ -549,6 +616,7 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
     store_kind(r, b.first_write, kLazyNone);
   }
   if (at == nullptr) return;
+  fuse_branch(r, b, at, kind, w);
   rename_flags(r, b.l_insn);
   store_record(r, at, kind);  // where L's arithmetic reads its operands
 }

@@ -3,7 +3,8 @@
 // in a signal frame taken at the start of a
 // block (a thread hammers the looping thread with tgkill), in the frame of a fault right after the setter
 // and one block later, after a handler rewrites NZCV and returns, and read by the program itself (MRS NZCV,
-// CSET, CSINC, B.cond: inside the setter's block, at the start of the next one, after a return). The expected
+// CSET, CSINC, B.cond: inside the setter's block, at the start of the next one, after a return), and every
+// condition of B.cond after every kind, where the branch taken is the answer. The expected
 // NZCV comes from the Arm pseudocode (AddWithCarry), computed here in C.
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -211,7 +212,8 @@ static void test_signals_at_block_starts(void) {
   CHECK(pthread_create(&t, NULL, sender, &self) == 0);
   const uint64_t kIterations = 3000000, kSeed = 0x9e3779b97f4a7c15ull;
   uint64_t sum = 0;
-  for (int round = 0; round < 4; round++) {
+  // Four rounds at least, more while the sender has had too little time to land 20 signals (a busy host).
+  for (int round = 0; round < 4 || (stops_checked < 20 && round < 40); round++) {
     lf_run(kIterations / 4, kSeed + round, &sum);
     CHECK_EQ(sum, lf_expected(kIterations / 4, kSeed + round));
   }
@@ -316,7 +318,101 @@ static void test_flags_across_a_return(void) {
   }
 }
 
+// Every condition after every lazy setter, where the branch decides the answer: lfc_<setter>_<cond>(a, b)
+// is 1 when `b.<cond>` after the setter is taken. subx overwrites its own first operand (subs x0, x0, x1).
+// clang-format off
+#define FOR_CONDS(F, tag, kind, setter)                                                        \
+  F(tag, kind, setter, eq, 0) F(tag, kind, setter, ne, 1) F(tag, kind, setter, cs, 2)          \
+  F(tag, kind, setter, cc, 3) F(tag, kind, setter, mi, 4) F(tag, kind, setter, pl, 5)          \
+  F(tag, kind, setter, vs, 6) F(tag, kind, setter, vc, 7) F(tag, kind, setter, hi, 8)          \
+  F(tag, kind, setter, ls, 9) F(tag, kind, setter, ge, 10) F(tag, kind, setter, lt, 11)        \
+  F(tag, kind, setter, gt, 12) F(tag, kind, setter, le, 13)
+#define FOR_SETTERS(F)                                                                         \
+  FOR_CONDS(F, sub64, kSub64, "subs x2, x0, x1") FOR_CONDS(F, sub32, kSub32, "subs w2, w0, w1") \
+  FOR_CONDS(F, add64, kAdd64, "adds x2, x0, x1") FOR_CONDS(F, add32, kAdd32, "adds w2, w0, w1") \
+  FOR_CONDS(F, and64, kLogic64, "ands x2, x0, x1") FOR_CONDS(F, and32, kLogic32, "tst w0, w1") \
+  FOR_CONDS(F, subx, kSub64, "subs x0, x0, x1") FOR_CONDS(F, cmpi, kSub64, "cmp x0, #4095")
+// clang-format on
+#define ASM_FN(tag, kind, setter, cond, n)                                            \
+  ".global lfc_" #tag "_" #cond "\nlfc_" #tag "_" #cond ":\n  " setter "\n  b." #cond \
+  " 1f\n"                                                                             \
+  "  mov x0, #0\n  ret\n1:\n  mov x0, #1\n  ret\n"
+__asm__(".text\n" FOR_SETTERS(ASM_FN));
+#define DECL_FN(tag, kind, setter, cond, n) uint64_t lfc_##tag##_##cond(uint64_t, uint64_t);
+FOR_SETTERS(DECL_FN)
+#define ENTRY_FN(tag, kind, setter, cond, n) {lfc_##tag##_##cond, kind, n, #tag "." #cond, #tag[0] == 'c'},
+static const struct {
+  uint64_t (*fn)(uint64_t, uint64_t);
+  enum Kind kind;
+  int cond;
+  const char* name;
+  int immediate;  // cmp x0, #4095: b is the immediate
+} kCondFns[] = {FOR_SETTERS(ENTRY_FN)};
+
+// ConditionHolds (shared/functions/system/ConditionHolds).
+static int condition_holds(int cond, uint32_t nzcv) {
+  const int n = nzcv >> 31 & 1, z = nzcv >> 30 & 1, c = nzcv >> 29 & 1, v = nzcv >> 28 & 1;
+  int result = 0;
+  switch (cond >> 1) {
+    case 0:
+      result = z;
+      break;
+    case 1:
+      result = c;
+      break;
+    case 2:
+      result = n;
+      break;
+    case 3:
+      result = v;
+      break;
+    case 4:
+      result = c && !z;
+      break;
+    case 5:
+      result = n == v;
+      break;
+    case 6:
+      result = n == v && !z;
+      break;
+  }
+  return (cond & 1) ? !result : result;
+}
+
+static void test_every_condition(void) {
+  const uint64_t v[] = {0,
+                        1,
+                        2,
+                        4095,
+                        4096,
+                        0x7fffffff,
+                        0x80000000,
+                        0xffffffff,
+                        0x100000000,
+                        0x7fffffffffffffffull,
+                        0x8000000000000000ull,
+                        0x8000000000000001ull,
+                        0xfffffffffffff001ull,
+                        ~0ull};
+  long wrong = 0, runs = 0;
+  for (size_t f = 0; f < sizeof kCondFns / sizeof kCondFns[0]; f++) {
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+      for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+        const uint64_t b = kCondFns[f].immediate ? 4095 : v[j];
+        const uint64_t want = (uint64_t)condition_holds(kCondFns[f].cond, nzcv_of(kCondFns[f].kind, v[i], b));
+        runs++;
+        if (kCondFns[f].fn(v[i], b) != want && wrong++ == 0)
+          NOTE("%s(%#lx, %#lx) is %lu", kCondFns[f].name, (unsigned long)v[i], (unsigned long)b,
+               (unsigned long)!want);
+      }
+    }
+  }
+  NOTE("%ld conditional branches after a setter checked", runs);
+  CHECK_EQ(wrong, 0);
+}
+
 int main(void) {
+  test_every_condition();
   test_flags_across_a_return();
   CHECK_EQ(lf_expected(1, 7) != 0, 1);
   test_faults();

@@ -28,6 +28,7 @@
 // the NZCV Linux would show at any stop: a system call, a fault, a kick at a block's start, a breakpoint.
 #include "emu/lazy_flags.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -98,7 +99,10 @@ enum Opc : uint8_t {
   kBrcondI32 = 38,
   kMovI64 = 63,
   kMoviI64 = 64,
+  kExtI32I64 = 99,
+  kExtuI32I64 = 100,
   kBrcondI64 = 103,
+  kMulshI64 = 128,
   kSubI32 = 18,
   kAdd2I32 = 39,
   kSetcondI64 = 65,
@@ -130,15 +134,26 @@ bool defs_ok(void* ctx) {
   static const struct {
     Opc opc;
     const char* name;
-  } kNames[] = {{kCall, "call"},           {kSetLabel, "set_label"},
-                {kLdI32, "ld_i32"},        {kBrcondI32, "brcond_i32"},
-                {kMovI32, "mov_i32"},      {kMoviI32, "movi_i32"},
-                {kStI32, "st_i32"},        {kSubI32, "sub_i32"},
-                {kAdd2I32, "add2_i32"},    {kSetcondI64, "setcond_i64"},
-                {kStI64, "st_i64"},        {kSubI64, "sub_i64"},
-                {kAdd2I64, "add2_i64"},    {kInsnStart, "insn_start"},
-                {kMovI64, "mov_i64"},      {kMoviI64, "movi_i64"},
-                {kBrcondI64, "brcond_i64"}};
+  } kNames[] = {{kCall, "call"},
+                {kSetLabel, "set_label"},
+                {kLdI32, "ld_i32"},
+                {kBrcondI32, "brcond_i32"},
+                {kMovI32, "mov_i32"},
+                {kMoviI32, "movi_i32"},
+                {kStI32, "st_i32"},
+                {kSubI32, "sub_i32"},
+                {kAdd2I32, "add2_i32"},
+                {kSetcondI64, "setcond_i64"},
+                {kStI64, "st_i64"},
+                {kSubI64, "sub_i64"},
+                {kAdd2I64, "add2_i64"},
+                {kInsnStart, "insn_start"},
+                {kMovI64, "mov_i64"},
+                {kMoviI64, "movi_i64"},
+                {kBrcondI64, "brcond_i64"},
+                {kExtI32I64, "ext_i32_i64"},
+                {kExtuI32I64, "extu_i32_i64"},
+                {kMulshI64, "mulsh_i64"}};
   for (const auto& n : kNames) {
     if (defs[n.opc].name == nullptr || std::strcmp(defs[n.opc].name, n.name) != 0) return false;
   }
@@ -281,6 +296,7 @@ struct Rewrite {
   void* s = nullptr;
   const OpDef* defs = nullptr;
   uintptr_t flag[kFlags] = {};
+  uintptr_t lo = 0, hi = 0;  // the lowest and highest of flag[]: most args are neither
   uintptr_t env = 0;
 };
 
@@ -305,6 +321,7 @@ void arg_counts(const Rewrite& r, const char* op, int* outs, int* ins) {
 }
 
 int flag_index(const Rewrite& r, uintptr_t arg) {
+  if (arg < r.lo || arg > r.hi) return -1;
   for (size_t j = 0; j < kFlags; ++j) {
     if (r.flag[j] == arg) return static_cast<int>(j);
   }
@@ -331,7 +348,7 @@ bool call_writes_globals(const Rewrite& r, char* op) {
 }
 
 // The flag globals of this context: I32 globals at the flag fields, all on the same base (the env temp).
-bool find_flags(Rewrite* r) {
+bool search_flags(Rewrite* r) {
   char* temps = static_cast<char*>(r->s) + kCtxTemps;
   const int n = field<int>(r->s, kCtxNbTemps);
   if (n <= 0 || n > kMaxTemps) return false;
@@ -351,6 +368,34 @@ bool find_flags(Rewrite* r) {
   }
   const auto lo = reinterpret_cast<uintptr_t>(temps);
   return found == 0xf && r->env >= lo && r->env < lo + static_cast<size_t>(n) * kTempSize;
+}
+
+// search_flags, once per TCG context on this thread (a context's globals never change; one allocated
+// again at the same address is checked again).
+bool find_flags(Rewrite* r) {
+  struct Cache {
+    void* s = nullptr;
+    uintptr_t flag[kFlags] = {};
+    uintptr_t env = 0;
+  };
+  thread_local Cache cache;
+  bool hit = cache.s == r->s;
+  for (size_t j = 0; hit && j < kFlags; ++j) {
+    auto* t = reinterpret_cast<char*>(cache.flag[j]);
+    hit = static_cast<size_t>(field<intptr_t>(t, kTempMemOffset)) == kFlagFields[j] &&
+          reinterpret_cast<uintptr_t>(field<void*>(t, kTempMemBase)) == cache.env;
+  }
+  if (!hit) {
+    if (!search_flags(r)) return false;
+    cache.s = r->s;
+    std::memcpy(cache.flag, r->flag, sizeof cache.flag);
+    cache.env = r->env;
+  }
+  std::memcpy(r->flag, cache.flag, sizeof r->flag);
+  r->env = cache.env;
+  r->lo = r->hi = r->flag[0];
+  for (uintptr_t f : r->flag) r->lo = std::min(r->lo, f), r->hi = std::max(r->hi, f);
+  return true;
 }
 
 char* insert_before(const Rewrite& r, char* op, Opc opc, uintptr_t a0, uintptr_t a1, uintptr_t a2 = 0) {
@@ -453,6 +498,12 @@ void settle_at_start(const Rewrite& r, char* op) {
   insert_before(r, op, kSetLabel, l, 0);
 }
 
+// Whether an op of opcode `opc` may have a flag (an I32 global) among its operands: the I64 ops from mov_i64
+// to mulsh_i64 take I64 temps only, except the two that widen an I32 (ADC reads CF through extu_i32_i64).
+bool may_name_flags(uint8_t opc) {
+  return opc < kMovI64 || opc > kMulshI64 || opc == kExtI32I64 || opc == kExtuI32I64;
+}
+
 // What one pass over a block's ops finds. Until the end of the first instruction that writes a flag: whether
 // a flag is read before it is written (then the block settles at its start). And L, the last instruction
 // that writes one, with what follows it.
@@ -486,7 +537,7 @@ Scan scan_block(const Rewrite& r) {
     }
     if (b.first_op == nullptr && insn != nullptr) b.first_op = op;
     int outs = 0, ins = 0;
-    arg_counts(r, op, &outs, &ins);
+    if (may_name_flags(static_cast<uint8_t>(op[0]))) arg_counts(r, op, &outs, &ins);
     const bool in_prefix = b.first_write_insn == nullptr || insn == b.first_write_insn;
     for (int i = outs; i < outs + ins; ++i) {
       const int j = flag_index(r, args(op)[i]);

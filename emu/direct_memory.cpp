@@ -47,36 +47,24 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "emu/unicorn_layout.h"
 #include "emu/vcpu.h"
 
 namespace emu {
 namespace {
 
-// Debian's build of Unicorn 2.1.1, read off its machine code (objdump) and checked against it below.
-constexpr size_t kCpuUc = 0x81a8;          // CPUState.uc
-constexpr size_t kUcCpu = 0x1a0;           // uc_struct.cpu
-constexpr size_t kUcTcgCtx = 0x2e8;        // uc_struct.tcg_ctx
+using namespace unicorn;  // NOLINT(google-build-using-namespace): the layout this file reads
+
+// Debian's build of Unicorn 2.1.1, read off its machine code (objdump) and checked against it below (the
+// offsets it shares with emu/lazy_flags.cpp are in emu/unicorn_layout.h).
 constexpr size_t kUcInvalidAddr = 0x570;   // uc_struct.invalid_addr
 constexpr size_t kUcInvalidError = 0x578;  // uc_struct.invalid_error
 constexpr size_t kCtxCodeBuffer = 0xa0;    // TCGContext.code_gen_buffer
 constexpr size_t kCtxCodeSize = 0xb8;      // TCGContext.code_gen_buffer_size
-constexpr size_t kCtxOpDefs = 0xa968;      // TCGContext.tcg_op_defs (each engine's copy of tcg_op_defs_org)
 constexpr size_t kCtxNbOps = 0x38;         // TCGContext.nb_ops (tcg_op_alloc counts every op emitted)
 constexpr size_t kCtxOpsTail = 0x7390;     // TCGContext.ops.tqh_circ.tql_prev: the last op's link
-constexpr size_t kOpLinkNext = 0x8;        // TCGOp.link.tqe_next (the opcode is the op's first byte)
-constexpr uint8_t kOpfBbEnd = 0x02;        // TCG_OPF_BB_END (0x01 is TCG_OPF_BB_EXIT: exits only)
 constexpr int kNbOps = 185;                // tcg-opc.h with the x86 backend's vector ops
 constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes a return address
-
-// TCGOpDef (include/tcg/tcg.h), 32 bytes each.
-struct OpDef {
-  const char* name;
-  uint8_t nb_oargs, nb_iargs, nb_cargs, nb_args;
-  uint8_t flags;
-  void* args_ct;
-  int* sorted_args;
-};
-static_assert(sizeof(OpDef) == 32, "TCGOpDef is 32 bytes on x86-64");
 
 constexpr uint8_t kOpfSideEffects = 0x08;  // TCG_OPF_SIDE_EFFECTS
 constexpr uint8_t kOpf64Bit = 0x10;        // TCG_OPF_64BIT
@@ -131,11 +119,6 @@ constexpr int kMoSize = 0x03;
 constexpr int kMoSign = 0x04;
 constexpr int kMoBswap = 0x08;  // MO_BE on a little-endian host
 constexpr int kMoAmask = 0x70;  // any alignment requirement (MO_ALIGN, MO_ALIGN_N)
-
-template <typename T>
-T& field(void* p, size_t off) {
-  return *reinterpret_cast<T*>(static_cast<char*>(p) + off);
-}
 
 // True if `want` occurs within the first `span` bytes of the function at `fn`.
 bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) {

@@ -35,6 +35,7 @@
 #include <cstring>
 
 #include "emu/lazy_flags_arm64.h"
+#include "emu/unicorn_layout.h"
 #include "emu/vcpu.h"
 
 #if A64RUN_WRAP_TRANSLATOR
@@ -51,11 +52,10 @@ uc_err __real_uc_reg_write(uc_engine* uc, int regid, const void* value);
 namespace emu {
 namespace {
 
-// Debian's build of Unicorn 2.1.1 (the same layout emu/direct_memory.cpp reads; checked in prepare).
+using namespace unicorn;  // NOLINT(google-build-using-namespace): the layout this file reads
+
+// Debian's build of Unicorn 2.1.1 (with emu/unicorn_layout.h; checked in prepare_lazy_flags).
 constexpr size_t kCpuEnvPtr = 0x128;     // CPUState.env_ptr
-constexpr size_t kCpuUc = 0x81a8;        // CPUState.uc
-constexpr size_t kUcCpu = 0x1a0;         // uc_struct.cpu
-constexpr size_t kUcTcgCtx = 0x2e8;      // uc_struct.tcg_ctx
 constexpr size_t kCtxNbTemps = 0x30;     // TCGContext.nb_temps
 constexpr size_t kCtxFreeTemps = 0x108;  // TCGContext.free_temps[TCG_TYPE_COUNT * 2], 64 bytes each
 constexpr size_t kFreeTempsSize = size_t{10} * 64;
@@ -65,8 +65,6 @@ constexpr size_t kTempFlags = 0x4;     // the byte of bits: temp_global is 0x20
 constexpr size_t kTempMemBase = 0x10;  // TCGTemp.mem_base
 constexpr size_t kTempMemOffset = 0x18;
 constexpr size_t kCtxOpsFirst = 0x7388;  // TCGContext.ops.tqh_first
-constexpr size_t kCtxOpDefs = 0xa968;    // TCGContext.tcg_op_defs
-constexpr size_t kOpLinkNext = 0x8;      // TCGOp.link.tqe_next
 constexpr size_t kOpArgs = 0x18;         // TCGOp.args[]
 constexpr size_t kTbPc = 0x0;            // TranslationBlock.pc
 constexpr size_t kTbSize = 0x14;         // TranslationBlock.size
@@ -111,19 +109,6 @@ enum Opc : uint8_t {
   kAdd2I64 = 123,
   kInsnStart = 129,
 };
-
-struct OpDef {  // TCGOpDef
-  const char* name;
-  uint8_t nb_oargs, nb_iargs, nb_cargs, nb_args;
-  uint8_t flags;
-  void* args_ct;
-  int* sorted_args;
-};
-
-template <typename T>
-T& field(void* p, size_t off) {
-  return *reinterpret_cast<T*>(static_cast<char*>(p) + off);
-}
 
 enum State : int { kUnknown, kOn, kOff };
 std::atomic<int> g_state{kUnknown};
@@ -287,8 +272,7 @@ void after_write(uc_engine* uc, int regid) {
 
 namespace {
 
-constexpr uint8_t kOpfBbEnd = 0x02;  // TCG_OPF_BB_END
-constexpr size_t kFlags = 4;         // NF, ZF, CF, VF: the order of kFlagFields
+constexpr size_t kFlags = 4;  // NF, ZF, CF, VF: the order of kFlagFields
 constexpr size_t kFlagFields[kFlags] = {kEnvNF, kEnvZF, kEnvCF, kEnvVF};
 
 // One translation's context: the TCG context, its op definitions, and the temps of the flags and the env.

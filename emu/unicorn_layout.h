@@ -1,0 +1,34 @@
+// Debian's build of Unicorn 2.1.1 as the translator-side wrappers read it (emu/direct_memory.cpp,
+// emu/lazy_flags.cpp): the offsets read off its machine code, which each user checks against that code or
+// its data before it relies on them, and TCG's op definition.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace emu::unicorn {
+
+constexpr size_t kCpuUc = 0x81a8;      // CPUState.uc
+constexpr size_t kUcCpu = 0x1a0;       // uc_struct.cpu
+constexpr size_t kUcTcgCtx = 0x2e8;    // uc_struct.tcg_ctx
+constexpr size_t kCtxOpDefs = 0xa968;  // TCGContext.tcg_op_defs (each engine's copy of tcg_op_defs_org)
+constexpr size_t kOpLinkNext = 0x8;    // TCGOp.link.tqe_next (the opcode is the op's first byte)
+constexpr uint8_t kOpfBbEnd = 0x02;    // TCG_OPF_BB_END (0x01 is TCG_OPF_BB_EXIT: exits only)
+
+// TCGOpDef (include/tcg/tcg.h), 32 bytes each.
+struct OpDef {
+  const char* name;
+  uint8_t nb_oargs, nb_iargs, nb_cargs, nb_args;
+  uint8_t flags;
+  void* args_ct;
+  int* sorted_args;
+};
+static_assert(sizeof(OpDef) == 32, "TCGOpDef is 32 bytes on x86-64");
+
+// The field of type T at byte offset `off` in the structure at `p`.
+template <typename T>
+T& field(void* p, size_t off) {
+  return *reinterpret_cast<T*>(static_cast<char*>(p) + off);
+}
+
+}  // namespace emu::unicorn

@@ -41,8 +41,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "emu/unicorn_layout.h"
+
 namespace emu {
 namespace {
+
+using unicorn::code_has;
+using unicorn::kUcCpu;
 
 // Debian's build of Unicorn 2.1.1, read off translator_loop_aarch64 and cpu_exec_aarch64 (objdump), and
 // checked against their machine code by block_exit_test_available().
@@ -51,7 +56,6 @@ constexpr size_t kCtxCpuEnv = 0xa8f0;       // TCGContext.cpu_env (a TCGv_ptr: a
 constexpr intptr_t kEnvFromCpu = 0xa350;    // ARMCPU.env; icount_decr (neg) sits just below it
 constexpr intptr_t kExitRequestFromCpu = 0x15;
 constexpr intptr_t kExitRequestFromEnv = kExitRequestFromCpu - kEnvFromCpu;
-constexpr size_t kUcCpu = 0x1a0;          // uc_struct.cpu
 constexpr size_t kUcStopRequest = 0x555;  // uc_struct.stop_request (also in emu/vcpu.cpp)
 constexpr int kTcgTypeI32 = 0;            // TCG_TYPE_I32
 constexpr int kOpLd8uI32 = 9;             // INDEX_op_ld8u_i32 (tcg-opc.h: ld_i32 is 13, checked below)
@@ -59,15 +63,6 @@ constexpr int kCondLt = 2;                // TCG_COND_LT
 constexpr int kCondNe = 9;                // TCG_COND_NE
 
 thread_local bool t_armed = false;
-
-// True if `want` occurs within the first `span` bytes of the function at `fn`.
-bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) {
-  const auto* code = static_cast<const unsigned char*>(fn);
-  for (size_t i = 0; i + n <= span; ++i) {
-    if (std::memcmp(code + i, want, n) == 0) return true;
-  }
-  return false;
-}
 
 }  // namespace
 }  // namespace emu

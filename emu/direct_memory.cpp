@@ -120,15 +120,6 @@ constexpr int kMoSign = 0x04;
 constexpr int kMoBswap = 0x08;  // MO_BE on a little-endian host
 constexpr int kMoAmask = 0x70;  // any alignment requirement (MO_ALIGN, MO_ALIGN_N)
 
-// True if `want` occurs within the first `span` bytes of the function at `fn`.
-bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) {
-  const auto* code = static_cast<const unsigned char*>(fn);
-  for (size_t i = 0; i + n <= span; ++i) {
-    if (std::memcmp(code + i, want, n) == 0) return true;
-  }
-  return false;
-}
-
 }  // namespace
 }  // namespace emu
 

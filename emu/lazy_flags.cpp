@@ -88,25 +88,25 @@ constexpr size_t kEnvRecordKind = 0x268;  // sp_el[2]
 
 // The TCG opcodes used here (tcg-opc.h order), checked against their definitions' names.
 enum Opc : uint8_t {
+  kSetLabel = 1,
   kCall = 2,
   kMovI32 = 5,
   kMoviI32 = 6,
-  kSetLabel = 1,
   kLdI32 = 13,
   kStI32 = 16,
+  kSubI32 = 18,
   kBrcondI32 = 38,
+  kAdd2I32 = 39,
   kMovI64 = 63,
   kMoviI64 = 64,
-  kExtI32I64 = 99,
-  kExtuI32I64 = 100,
-  kBrcondI64 = 103,
-  kMulshI64 = 128,
-  kSubI32 = 18,
-  kAdd2I32 = 39,
   kSetcondI64 = 65,
   kStI64 = 77,
   kSubI64 = 79,
+  kExtI32I64 = 99,
+  kExtuI32I64 = 100,
+  kBrcondI64 = 103,
   kAdd2I64 = 123,
+  kMulshI64 = 128,
   kInsnStart = 129,
 };
 
@@ -152,14 +152,9 @@ bool code_layout_ok() {
   static const unsigned char kFree[] = {0x4c, 0x8d, 0x84, 0x07, 0x08, 0x01, 0x00, 0x00};
   static const unsigned char kNbTemps[] = {0x48, 0x63, 0x47, 0x30};
   static const unsigned char kTemps[] = {0x48, 0x8d, 0x8c, 0xd7, 0x88, 0x03, 0x00, 0x00};
-  const auto* code = reinterpret_cast<const unsigned char*>(&tcg_temp_new_internal_aarch64);
-  const auto has = [code](const unsigned char* want, size_t n) {
-    for (size_t i = 0; i + n <= 0x100; ++i) {
-      if (std::memcmp(code + i, want, n) == 0) return true;
-    }
-    return false;
-  };
-  return has(kFree, sizeof kFree) && has(kNbTemps, sizeof kNbTemps) && has(kTemps, sizeof kTemps);
+  const void* fn = reinterpret_cast<const void*>(&tcg_temp_new_internal_aarch64);
+  return code_has(fn, 0x100, kFree, sizeof kFree) && code_has(fn, 0x100, kNbTemps, sizeof kNbTemps) &&
+         code_has(fn, 0x100, kTemps, sizeof kTemps);
 }
 
 // Writes `v` into register `regid` through Unicorn and checks that the CPU state holds it at `off`.
@@ -213,25 +208,26 @@ bool prepare_lazy_flags(uc_engine* uc) {
 
 namespace {
 
-void settle_env(char* env) {
+// NZCV (bits 31..28) of the record in `env`, whose kind is set.
+uint32_t record_nzcv(char* env) {
   const uint64_t kind = field<uint64_t>(env, kEnvRecordKind);
-  if (kind == kLazyNone) return;
   if (kind >= kLazyKinds) {
     std::fputs("a64run: internal error: a lazy flag record of no known kind\n", stderr);
     std::abort();
   }
-  const uint32_t nzcv = lazy_nzcv(static_cast<LazyKind>(kind), field<uint64_t>(env, kEnvRecordA),
-                                  field<uint64_t>(env, kEnvRecordB));
+  return lazy_nzcv(static_cast<LazyKind>(kind), field<uint64_t>(env, kEnvRecordA),
+                   field<uint64_t>(env, kEnvRecordB));
+}
+
+void settle_env(char* env) {
+  if (field<uint64_t>(env, kEnvRecordKind) == kLazyNone) return;
+  const uint32_t nzcv = record_nzcv(env);
   field<uint32_t>(env, kEnvNF) = nzcv & 0x80000000u;
   field<uint32_t>(env, kEnvZF) = (nzcv & 0x40000000u) ? 0 : 1;
   field<uint32_t>(env, kEnvCF) = (nzcv >> 29) & 1;
   field<uint32_t>(env, kEnvVF) = (nzcv << 3) & 0x80000000u;
   field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
 }
-
-}  // namespace
-
-namespace {
 
 // The CPU state of `uc` when a block left NZCV lazy in it, else null.
 char* lazy_env(uc_engine* uc) {
@@ -252,14 +248,8 @@ void patch_read(uc_engine* uc, int regid, void* value) {
   if (!holds_nzcv(regid)) return;
   char* env = lazy_env(uc);
   if (env == nullptr) return;
-  const auto kind = static_cast<LazyKind>(field<uint64_t>(env, kEnvRecordKind));
-  if (kind >= kLazyKinds) {
-    std::fputs("a64run: internal error: a lazy flag record of no known kind\n", stderr);
-    std::abort();
-  }
-  const uint32_t nzcv = lazy_nzcv(kind, field<uint64_t>(env, kEnvRecordA), field<uint64_t>(env, kEnvRecordB));
   auto* v = static_cast<uint32_t*>(value);
-  *v = (*v & 0x0fffffffu) | nzcv;
+  *v = (*v & 0x0fffffffu) | record_nzcv(env);
 }
 
 // A write of NZCV or PSTATE sets the flags themselves: the record no longer says anything.
@@ -267,10 +257,6 @@ void after_write(uc_engine* uc, int regid) {
   if (!holds_nzcv(regid)) return;
   if (char* env = lazy_env(uc)) field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
 }
-
-}  // namespace
-
-namespace {
 
 constexpr size_t kFlags = 4;  // NF, ZF, CF, VF: the order of kFlagFields
 constexpr size_t kFlagFields[kFlags] = {kEnvNF, kEnvZF, kEnvCF, kEnvVF};
@@ -398,15 +384,15 @@ void store_kind(const Rewrite& r, char* op, uint32_t kind) {
 }
 
 // The op of L's flag computation whose inputs are L's operands (the record's a and b), or null.
-char* anchor(const Rewrite& r, char* from, char* to, LazyKind kind) {
-  for (char* op = from; op != to; op = next_op(op)) {
+char* anchor(const Rewrite& r, char* from, LazyKind kind) {
+  for (char* op = from; op != nullptr; op = next_op(op)) {
     const auto opc = static_cast<uint8_t>(op[0]);
     const uintptr_t* a = args(op);
     switch (kind) {
       case kLazySub64:
         if (opc == kSubI64) {
           char* cond = next_op(op);  // gen_sub_CC: sub; the two halves of NZ; or; setcond GEU of a, b
-          for (int i = 0; i < 6 && cond != to; ++i, cond = next_op(cond)) {
+          for (int i = 0; i < 6 && cond != nullptr; ++i, cond = next_op(cond)) {
             if (static_cast<uint8_t>(cond[0]) == kSetcondI64 && args(cond)[1] == a[1] &&
                 args(cond)[2] == a[2])
               return op;
@@ -435,31 +421,36 @@ char* anchor(const Rewrite& r, char* from, char* to, LazyKind kind) {
   return nullptr;
 }
 
-// The record's stores for L, before its anchor.
-void store_record(const Rewrite& r, char* at, LazyKind kind) {
+// L's operands as its anchor reads them: a and b (b is 0 for ANDS and BICS, whose a is the result, an I64
+// temp the mov to ZF reads as I32), and whether they are I64 temps.
+struct Operands {
+  uintptr_t a = 0, b = 0;
+  bool wide = true;
+};
+
+Operands operands(char* at, LazyKind kind) {
   const uintptr_t* a = args(at);
-  store_kind(r, at, kind);
   switch (kind) {
     case kLazySub64:
-      insert_before(r, at, kStI64, a[1], r.env, kEnvRecordA);
-      insert_before(r, at, kStI64, a[2], r.env, kEnvRecordB);
-      break;
+      return {a[1], a[2], true};
     case kLazySub32:
-      insert_before(r, at, kStI32, a[1], r.env, kEnvRecordA);
-      insert_before(r, at, kStI32, a[2], r.env, kEnvRecordB);
-      break;
-    case kLazyAdd64:
-      insert_before(r, at, kStI64, a[2], r.env, kEnvRecordA);
-      insert_before(r, at, kStI64, a[4], r.env, kEnvRecordB);
-      break;
+      return {a[1], a[2], false};
+    case kLazyAdd64:  // add2: the low halves of the two operands
+      return {a[2], a[4], true};
     case kLazyAdd32:
-      insert_before(r, at, kStI32, a[2], r.env, kEnvRecordA);
-      insert_before(r, at, kStI32, a[4], r.env, kEnvRecordB);
-      break;
-    default:  // ANDS, BICS: the result, an I64 temp read as I32 by the mov to ZF
-      insert_before(r, at, kStI64, a[1], r.env, kEnvRecordA);
-      break;
+      return {a[2], a[4], false};
+    default:
+      return {a[1], 0, true};
   }
+}
+
+// The record's stores for L, before its anchor.
+void store_record(const Rewrite& r, char* at, LazyKind kind) {
+  const Operands o = operands(at, kind);
+  const Opc store = o.wide ? kStI64 : kStI32;
+  store_kind(r, at, kind);
+  insert_before(r, at, store, o.a, r.env, kEnvRecordA);
+  if (o.b != 0) insert_before(r, at, store, o.b, r.env, kEnvRecordB);
 }
 
 // At the block's start (before `op`, its first instruction's first op): if the record is set, settle it.
@@ -590,24 +581,19 @@ void fuse_branch(const Rewrite& r, const Scan& b, char* at, LazyKind kind, const
   for (char* op = at; op != branch; op = next_op(op)) {
     if (r.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd) return;
   }
-  const uintptr_t* a = args(at);
-  const bool wide = kind != kLazySub32;
-  const auto copy = [&](uintptr_t from) {
-    const auto t = reinterpret_cast<uintptr_t>(
-        tcg_temp_new_internal_aarch64(r.s, wide ? kTcgTypeI64 : kTcgTypeI32, false));
-    insert_before(r, at, wide ? kMovI64 : kMovI32, t, from);
-    return t;
+  const Operands o = operands(at, kind);
+  const auto temp = [&] {
+    return reinterpret_cast<uintptr_t>(
+        tcg_temp_new_internal_aarch64(r.s, o.wide ? kTcgTypeI64 : kTcgTypeI32, false));
   };
-  uintptr_t lhs = 0, rhs = 0;
-  if (kind == kLazyLogic64) {
-    lhs = copy(a[1]);
-    rhs = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI64, false));
-    insert_before(r, at, kMoviI64, rhs, 0);
+  const uintptr_t lhs = temp(), rhs = temp();
+  insert_before(r, at, o.wide ? kMovI64 : kMovI32, lhs, o.a);
+  if (o.b != 0) {
+    insert_before(r, at, o.wide ? kMovI64 : kMovI32, rhs, o.b);
   } else {
-    lhs = copy(a[1]);
-    rhs = copy(a[2]);
+    insert_before(r, at, kMoviI64, rhs, 0);  // a logical result against zero (fused only for X registers)
   }
-  branch[0] = static_cast<char>(wide ? kBrcondI64 : kBrcondI32);
+  branch[0] = static_cast<char>(o.wide ? kBrcondI64 : kBrcondI32);
   args(branch)[0] = lhs;
   args(branch)[1] = rhs;
   args(branch)[2] = static_cast<uintptr_t>(cond);
@@ -643,7 +629,7 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
     uint32_t l_word = 0;
     std::memcpy(&l_word, w.base + b.l_pc, sizeof l_word);
     kind = lazy_kind(l_word);
-    if (kind != kLazyNone) at = anchor(r, b.l_insn, nullptr, kind);
+    if (kind != kLazyNone) at = anchor(r, b.l_insn, kind);
   }
   if (b.live_in) {
     settle_at_start(r, b.first_op);

@@ -1,10 +1,11 @@
 // Debian's build of Unicorn 2.1.1 as the translator-side wrappers read it (emu/direct_memory.cpp,
-// emu/lazy_flags.cpp): the offsets read off its machine code, which each user checks against that code or
-// its data before it relies on them, and TCG's op definition.
+// emu/lazy_flags.cpp, emu/block_exit.cpp): the offsets read off its machine code, which each user checks
+// against that code (code_has) or its data before it relies on them, and TCG's op definition.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace emu::unicorn {
 
@@ -29,6 +30,16 @@ static_assert(sizeof(OpDef) == 32, "TCGOpDef is 32 bytes on x86-64");
 template <typename T>
 T& field(void* p, size_t off) {
   return *reinterpret_cast<T*>(static_cast<char*>(p) + off);
+}
+
+// True if `want` occurs within the first `span` bytes of the function at `fn`: how the wrappers check
+// Unicorn's machine code before they rely on an offset read off it.
+inline bool code_has(const void* fn, size_t span, const unsigned char* want, size_t n) {
+  const auto* code = static_cast<const unsigned char*>(fn);
+  for (size_t i = 0; i + n <= span; ++i) {
+    if (std::memcmp(code + i, want, n) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace emu::unicorn

@@ -28,6 +28,8 @@
 #include <cstddef>
 #include <cstring>
 
+#include "emu/unicorn_layout.h"
+
 namespace emu {
 namespace {
 
@@ -57,8 +59,8 @@ namespace {
 
 // TCGContext fields in Debian's build of Unicorn 2.1.1 (include/tcg/tcg.h; objdump of
 // tcg_region_init_aarch64): the code buffer and its size, and struct tcg_region_state region.
-constexpr size_t kCodeGenBuffer = 0xa0;
-constexpr size_t kCodeGenBufferSize = 0xb8;
+constexpr size_t kCodeGenBuffer = emu::unicorn::kCtxCodeGenBuffer;
+constexpr size_t kCodeGenBufferSize = emu::unicorn::kCtxCodeGenBufferSize;
 constexpr size_t kRegionStart = 0xa8f8;
 constexpr size_t kRegionStartAligned = 0xa900;
 constexpr size_t kRegionEnd = 0xa908;

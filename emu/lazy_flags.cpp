@@ -55,20 +55,11 @@ namespace {
 using namespace unicorn;  // NOLINT(google-build-using-namespace): the layout this file reads
 
 // Debian's build of Unicorn 2.1.1 (with emu/unicorn_layout.h; checked in prepare_lazy_flags).
-constexpr size_t kCpuEnvPtr = 0x128;     // CPUState.env_ptr
-constexpr size_t kCtxNbTemps = 0x30;     // TCGContext.nb_temps
-constexpr size_t kCtxFreeTemps = 0x108;  // TCGContext.free_temps[TCG_TYPE_COUNT * 2], 64 bytes each
-constexpr size_t kFreeTempsSize = size_t{10} * 64;
-constexpr size_t kCtxTemps = 0x388;  // TCGContext.temps[], 56 bytes each
-constexpr size_t kTempSize = 56;
-constexpr size_t kTempFlags = 0x4;     // the byte of bits: temp_global is 0x20
+constexpr size_t kCpuEnvPtr = 0x128;   // CPUState.env_ptr
 constexpr size_t kTempMemBase = 0x10;  // TCGTemp.mem_base
 constexpr size_t kTempMemOffset = 0x18;
-constexpr size_t kCtxOpsFirst = 0x7388;  // TCGContext.ops.tqh_first
-constexpr size_t kOpArgs = 0x18;         // TCGOp.args[]
-constexpr size_t kTbPc = 0x0;            // TranslationBlock.pc
-constexpr size_t kTbSize = 0x14;         // TranslationBlock.size
-constexpr int kMaxTemps = 512;           // TCG_MAX_TEMPS
+constexpr size_t kTbPc = 0x0;     // TranslationBlock.pc
+constexpr size_t kTbSize = 0x14;  // TranslationBlock.size
 constexpr uint8_t kTempGlobal = 0x20;
 constexpr int kTcgTypeI32 = 0;
 constexpr int kTcgTypeI64 = 1;
@@ -270,14 +261,6 @@ struct Rewrite {
   uintptr_t env = 0;
 };
 
-uintptr_t* args(char* op) {
-  return reinterpret_cast<uintptr_t*>(op + kOpArgs);
-}
-
-char* next_op(char* op) {
-  return field<char*>(op, kOpLinkNext);
-}
-
 // The op's outputs and inputs: args[0, outs) and args[outs, outs + ins).
 void arg_counts(const Rewrite& r, const char* op, int* outs, int* ins) {
   const auto opc = static_cast<uint8_t>(op[0]);
@@ -313,8 +296,8 @@ bool call_writes_globals(const Rewrite& r, char* op) {
   if (static_cast<uint8_t>(op[0]) != kCall) return false;
   int outs = 0, ins = 0;
   arg_counts(r, op, &outs, &ins);
-  constexpr uintptr_t kNoWg = 0x2;  // TCG_CALL_NO_WRITE_GLOBALS
-  return (args(op)[outs + ins + 1] & kNoWg) == 0;
+  constexpr uintptr_t kNoWg = 0x2;  // TCG_CALL_NO_WRITE_GLOBALS (TCG_CALL_NO_READ_GLOBALS implies it)
+  return (args(op)[outs + ins + 1] & (kNoWg | kCallNoReadGlobals)) == 0;
 }
 
 // The flag globals of this context: I32 globals at the flag fields, all on the same base (the env temp).

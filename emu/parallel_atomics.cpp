@@ -20,6 +20,7 @@
 #include "emu/lazy_flags.h"
 #include "emu/memory_order.h"
 #include "emu/vcpu.h"
+#include "emu/vreg_forwarding.h"
 
 #if A64RUN_WRAP_TRANSLATOR
 
@@ -74,6 +75,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
     __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
     emu::check_block_exit_test_done();
     emu::lazy_flags_after_translation(cpu, tb);
+    emu::vreg_forwarding_after_translation(cpu);
     return;
   }
   if (!layout_ok) {
@@ -87,6 +89,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
   emu::check_block_exit_test_done();
   emu::lazy_flags_after_translation(cpu, tb);
+  emu::vreg_forwarding_after_translation(cpu);
   *tb_cflags &= ~kCfParallel;
 }
 

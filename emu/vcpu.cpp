@@ -13,15 +13,18 @@
 #include "emu/block_exit.h"
 #include "emu/code_buffer.h"
 #include "emu/code_gate.h"
+#include "emu/code_placement.h"
 #include "emu/crash_report.h"
 #include "emu/direct_memory.h"
 #include "emu/fp_fast.h"
+#include "emu/helper_calls.h"
 #include "emu/host_fault.h"
 #include "emu/lazy_flags.h"
 #include "emu/parallel_atomics.h"
 #include "emu/run_lock.h"
 #include "emu/task.h"
 #include "emu/tb_lookup.h"
+#include "emu/vreg_forwarding.h"
 #include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -100,6 +103,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
   // The first fill of the code buffer must flush it, not wipe it under chained blocks (emu/code_buffer.cpp).
   check(guard_code_buffer(uc_, guarded), "guard_code_buffer");
+  near_code_ = code_buffer_near(uc_);
   uc_hook h;
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
   // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
@@ -107,6 +111,8 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   host_faults_ok_ = prepare_direct_memory(uc_, &direct_ok_);
   direct_ = direct_ok_;
   (void)prepare_lazy_flags(uc_);  // before any translation: a block may then leave NZCV lazy
+  (void)prepare_helper_calls(uc_);
+  (void)prepare_vreg_forwarding(uc_);  // after the helpers are marked: it keeps slots across theirs
   if (host_faults_ok_) install_host_fault_handler();  // a guest access that faults in the host is the guest's
   (void)prepare_tb_lookup();
   (void)prepare_fp_fast();

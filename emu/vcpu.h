@@ -134,6 +134,9 @@ class Vcpu {
   // guest code.
   bool direct_memory() const { return direct_; }
   void set_direct_memory(bool on);
+  // The engine's translation buffer lies within 2 GiB of a64run's code (emu/code_placement.cpp): its
+  // translations call helpers directly.
+  bool near_code() const { return near_code_; }
   // For the translator's wrappers: the window the translation on this thread may access directly, when the
   // thread runs a vCPU with direct access whose engine's TCG context is `tcg_ctx` (*w is set either way when
   // the vCPU has direct access).
@@ -217,6 +220,7 @@ class Vcpu {
   bool host_faults_ok_ = false;  // the engine's layout lets a host fault in its code become the guest's
   bool direct_ok_ = false;       // ... and direct access is wanted (prepare_direct_memory)
   bool direct_ = false;          // translations access the window directly
+  bool near_code_ = false;       // the translation buffer is within a rel32 call of every helper
   uint32_t host_retries_ = 0;    // host faults in a row at retry_addr_ that the address space then allowed
   uint64_t retry_addr_ = 0;      // the guest address of the last such fault
   StopInfo stop_;

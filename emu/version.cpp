@@ -13,9 +13,12 @@
 
 #include "emu/address_space.h"
 #include "emu/fp_fast.h"
+#include "emu/helper_calls.h"
+#include "emu/lazy_flags.h"
 #include "emu/parallel_atomics.h"
 #include "emu/tb_lookup.h"
 #include "emu/vcpu.h"
+#include "emu/vreg_forwarding.h"
 
 namespace emu {
 namespace {
@@ -27,6 +30,10 @@ struct FastPaths {
   bool direct_memory = false;
   bool host_fpu = false;
   bool short_lookup = false;
+  bool lazy_flags = false;
+  bool near_code = false;
+  bool fp_calls = false;
+  bool forwarding = false;
 };
 
 // A vCPU of its own runs one undefined instruction: making the engine checks the layout kicks rely on and
@@ -47,6 +54,10 @@ FastPaths probe() {
   f.direct_memory = cpu->direct_memory();
   f.host_fpu = prepare_fp_fast();  // checked once, when the first vCPU was made: the answer it gave
   f.short_lookup = prepare_tb_lookup();
+  f.lazy_flags = prepare_lazy_flags(cpu->uc());  // the engine made its checks: the same answer again
+  f.near_code = cpu->near_code();
+  f.fp_calls = prepare_helper_calls(cpu->uc());
+  f.forwarding = prepare_vreg_forwarding(cpu->uc());
   (void)uc_ctl_get_page_size(cpu->uc(), &f.page_size);
   cpu->set_pc(kCode);
   (void)cpu->run();
@@ -120,6 +131,20 @@ std::string version_report() {
                      f.short_lookup              ? " (indirect branches through the jump cache)"
                      : set("A64RUN_SLOW_LOOKUP") ? " (A64RUN_SLOW_LOOKUP: Unicorn's own lookup)"
                                                  : " (Unicorn's own lookup)");
+  out += fmt::format("  lazy flags: {}{}\n", yes_no(f.lazy_flags),
+                     f.lazy_flags                ? " (NZCV is computed only where something reads it)"
+                     : set("A64RUN_EAGER_FLAGS") ? " (A64RUN_EAGER_FLAGS: every flag computed)"
+                                                 : " (every flag computed)");
+  out += fmt::format("  near helpers: {}{}\n", yes_no(f.near_code),
+                     f.near_code ? " (translated code calls helpers with a direct call)"
+                                 : " (translated code calls helpers through a constant pool)");
+  out += fmt::format("  FP helper calls: {}{}\n", yes_no(f.fp_calls),
+                     f.fp_calls ? " (guest registers stay in host registers across them)"
+                                : " (guest registers are stored before them and loaded after)");
+  out += fmt::format("  V register forwarding: {}{}\n", yes_no(f.forwarding),
+                     f.forwarding               ? " (a value stored to a V register is used without a reload)"
+                     : set("A64RUN_NO_FORWARD") ? " (A64RUN_NO_FORWARD: loaded back from the CPU state)"
+                                                : " (loaded back from the CPU state)");
   return out;
 }
 

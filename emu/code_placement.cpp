@@ -70,6 +70,10 @@ void* place_code_buffer(size_t len,
   return MAP_FAILED;
 }
 
+bool code_lies_low() {
+  return near_code(kSlotsFrom, kSlotsTo);
+}
+
 bool code_buffer_near(uc_engine* uc) {
 #if A64RUN_WRAP_TRANSLATOR
   void* ctx = unicorn::field<void*>(uc, unicorn::kUcTcgCtx);

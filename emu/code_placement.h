@@ -16,6 +16,10 @@ namespace emu {
 void* place_code_buffer(size_t len,
                         void* (*map)(void* addr, size_t len, int prot, int flags, int fd, off_t off));
 
+// True when a64run's code lies low enough for the slots (a static or otherwise not position-independent
+// build).
+bool code_lies_low();
+
 // True when `uc`'s translation buffer and all of a64run's code are within a rel32 displacement of each
 // other: its translated code calls every helper directly.
 bool code_buffer_near(uc_engine* uc);

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "emu/address_space.h"
+#include "emu/code_placement.h"
 #include "emu/fp_fast.h"
 #include "emu/helper_calls.h"
 #include "emu/lazy_flags.h"
@@ -136,8 +137,10 @@ std::string version_report() {
                      : set("A64RUN_EAGER_FLAGS") ? " (A64RUN_EAGER_FLAGS: every flag computed)"
                                                  : " (every flag computed)");
   out += fmt::format("  near helpers: {}{}\n", yes_no(f.near_code),
-                     f.near_code ? " (translated code calls helpers with a direct call)"
-                                 : " (translated code calls helpers through a constant pool)");
+                     f.near_code       ? " (translated code calls helpers with a direct call)"
+                     : code_lies_low() ? " (no free slot: helpers are called through a constant pool)"
+                                       : " (a position-independent build: helpers are called through a "
+                                         "constant pool)");
   out += fmt::format("  FP helper calls: {}{}\n", yes_no(f.fp_calls),
                      f.fp_calls ? " (guest registers stay in host registers across them)"
                                 : " (guest registers are stored before them and loaded after)");

@@ -127,9 +127,8 @@ struct Slot {
   uint64_t value = 0;
 };
 
-// The temps known to hold a constant (from movi_i64), and the remembered slots: few of each live at once.
+// The remembered slots: few live at once.
 constexpr int kSlots = 16;
-constexpr int kConsts = 8;
 constexpr int kCopies = 32;  // new temps per block, for values whose temp the translator reuses
 constexpr int kTcgTypeI64 = 1;
 
@@ -138,12 +137,9 @@ struct Walk {
   uintptr_t env = 0;
   Slot slot[kSlots];
   int slots = 0;
-  uintptr_t const_temp[kConsts] = {};
-  uint64_t const_value[kConsts] = {};
-  int consts = 0;
   int copies = 0;
 
-  void forget_all() { slots = 0, consts = 0; }
+  void forget_all() { slots = 0; }
 
   // A copy of `t` into a new temp, inserted before `op`; 0 when the block has had its share.
   uintptr_t copy_before(char* op, uintptr_t t) {
@@ -176,13 +172,6 @@ struct Walk {
         slot[i] = slot[--slots];
       }
     }
-    for (int i = 0; i < consts;) {
-      if (const_temp[i] == t) {
-        const_temp[i] = const_temp[--consts], const_value[i] = const_value[consts];
-      } else {
-        ++i;
-      }
-    }
   }
 
   void forget_range(uintptr_t off, uintptr_t size) {
@@ -202,23 +191,26 @@ struct Walk {
     return nullptr;
   }
 
-  bool const_of(uintptr_t t, uint64_t* v) const {
-    for (int i = 0; i < consts; ++i) {
-      if (const_temp[i] == t) return *v = const_value[i], true;
-    }
-    return false;
-  }
-
-  void remember(uintptr_t off, uintptr_t t) {
+  // A slot now holds temp `t`, a constant `*value` if `value` is not null.
+  void remember(uintptr_t off, uintptr_t t, const uint64_t* value) {
     forget_range(off, 8);
     if (slots == kSlots) slot[0] = slot[--slots];  // the oldest goes first, roughly: any choice is safe
     Slot& added = slot[slots++];
     added = Slot{};
     added.off = off;
     added.temp = t;
-    added.is_const = const_of(t, &added.value);
+    added.is_const = value != nullptr;
+    if (value != nullptr) added.value = *value;
   }
 };
+
+// The constant `t` holds when the op just before (`prev`) set it from one: how the translator makes the zero
+// it stores to a register's upper half (tcg_const_i64, then the store). Null otherwise.
+const uint64_t* const_before(char* prev, uintptr_t t) {
+  if (prev == nullptr || g_table.role[static_cast<uint8_t>(prev[0])].role != kMovi64 || args(prev)[0] != t)
+    return nullptr;
+  return &args(prev)[1];
+}
 
 bool vreg_slot(uintptr_t off) {
   return off >= kVregFirst && off + 8 <= kVregEnd && (off - kVregFirst) % 8 == 0;
@@ -233,7 +225,7 @@ int outputs(const char* op) {
 
 // A store: dropped when the slot already holds that value, else the slots it overlaps are forgotten (and
 // an 8-byte store to a V register slot is remembered).
-bool visit_store(Walk& w, char* op, const OpRole& r) {
+bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
   uintptr_t* a = args(op);
   if (r.role == kStoreAll || a[1] != w.env) {
     w.forget_all();
@@ -241,12 +233,12 @@ bool visit_store(Walk& w, char* op, const OpRole& r) {
   }
   const uintptr_t off = a[2];
   if (r.size == 8 && vreg_slot(off)) {
+    const uint64_t* value = const_before(prev, a[0]);
     if (Slot* s = w.find(off)) {
-      uint64_t v = 0;
-      if ((s->temp != 0 && s->temp == a[0]) || (s->is_const && w.const_of(a[0], &v) && v == s->value))
+      if ((s->temp != 0 && s->temp == a[0]) || (s->is_const && value != nullptr && *value == s->value))
         return true;
     }
-    w.remember(off, a[0]);
+    w.remember(off, a[0], value);
     return false;
   }
   w.forget_range(off, r.size);
@@ -257,20 +249,23 @@ void forward(void* s, char* first) {
   Walk w;
   w.s = s;
   w.env = reinterpret_cast<uintptr_t>(static_cast<char*>(s) + kCtxTemps);  // temps[0]
+  char* prev = nullptr;  // the op before `op`, of those kept
   for (char* op = first; op != nullptr;) {
-    char* next = next_op(op);
+    char* next = next_op(op);  // (copies go in before `op`)
     const auto opc = static_cast<uint8_t>(op[0]);
     const OpRole r = opc < g_table.count ? g_table.role[opc] : OpRole{};
     uintptr_t* a = args(op);
+    bool removed = false;
     switch (r.role) {
       case kBbEnd:
         w.forget_all();
         break;
       case kStore:
       case kStoreAll:
-        if (visit_store(w, op, r)) tcg_op_remove_aarch64(s, op);
+        removed = visit_store(w, op, prev, r);
         break;
       case kCall: {
+        if (w.slots == 0) break;
         const int outs = outputs(op);
         const int ins = static_cast<uint8_t>(op[1]) & 0xf;  // TCGOP_CALLI
         if (!helper_touches_only_fp_status(reinterpret_cast<const void*>(a[outs + ins]))) {
@@ -282,9 +277,10 @@ void forward(void* s, char* first) {
       }
       case kLoad64: {
         const uintptr_t dest = a[0];
-        Slot* slot = a[1] == w.env && vreg_slot(a[2]) ? w.find(a[2]) : nullptr;
+        const bool env_slot = a[1] == w.env && vreg_slot(a[2]);
+        Slot* slot = env_slot ? w.find(a[2]) : nullptr;
         if (slot != nullptr && slot->temp == dest) {
-          tcg_op_remove_aarch64(w.s, op);  // dest holds the value already
+          removed = true;  // dest holds the value already
           break;
         }
         if (slot != nullptr && slot->temp != 0) {
@@ -294,23 +290,21 @@ void forward(void* s, char* first) {
           a[1] = from;
           break;
         }
-        const uintptr_t off = a[2];
-        const bool env_slot = a[1] == w.env && vreg_slot(off);
-        w.forget_temp(dest, op);
-        if (env_slot) w.remember(off, dest);
+        if (w.slots != 0) w.forget_temp(dest, op);
+        if (env_slot) w.remember(a[2], dest, nullptr);
         break;
       }
-      case kMovi64:
-        w.forget_temp(a[0], op);
-        if (w.consts < kConsts) {
-          w.const_temp[w.consts] = a[0];
-          w.const_value[w.consts++] = a[1];
-        }
-        break;
       case kMov64:
+      case kMovi64:
       case kPlain:
+        if (w.slots == 0) break;
         for (int i = 0, n = outputs(op); i < n; ++i) w.forget_temp(a[i], op);
         break;
+    }
+    if (removed) {
+      tcg_op_remove_aarch64(s, op);
+    } else {
+      prev = op;
     }
     op = next;
   }

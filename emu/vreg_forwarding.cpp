@@ -77,10 +77,12 @@ struct OpRole {
   uint8_t size = 0;  // of a kStore
 };
 
+// Built from the first engine's op definitions; every engine's are copies of the same table (the names
+// are the same string constants, checked at each engine's start).
 struct Table {
-  const OpDef* defs = nullptr;  // the first engine's: every engine's are copies of the same table
-  int count = 0;                // last_generic's opcode: the target's own ops after it are vector ops
+  int count = 0;  // last_generic's opcode: the target's own ops after it are vector ops
   OpRole role[256];
+  const char* name[256] = {};
   uint8_t mov64 = 0;
 };
 
@@ -100,10 +102,10 @@ bool build_table(const OpDef* defs, Table* t) {
                 {"qemu_st_i64", kStoreAll, 0}, {"mov_i64", kMov64, 0},
                 {"movi_i64", kMovi64, 0},      {"call", kCall, 0}};
   unsigned found = 0;
-  t->defs = defs;
   for (int opc = 0; opc < 256; ++opc) {
     const char* name = defs[opc].name;
     if (name == nullptr) return false;
+    t->name[opc] = name;
     if (std::strcmp(name, "last_generic") == 0) {
       t->count = opc;
       return found == (1u << (sizeof kNames / sizeof kNames[0])) - 1;
@@ -134,6 +136,7 @@ constexpr int kTcgTypeI64 = 1;
 
 struct Walk {
   void* s = nullptr;
+  const OpDef* defs = nullptr;  // this context's
   uintptr_t env = 0;
   Slot slot[kSlots];
   int slots = 0;
@@ -217,10 +220,10 @@ bool vreg_slot(uintptr_t off) {
 }
 
 // The op's output temps: args[0, outs).
-int outputs(const char* op) {
+int outputs(const Walk& w, const char* op) {
   const auto opc = static_cast<uint8_t>(op[0]);
   if (g_table.role[opc].role == kCall) return static_cast<uint8_t>(op[1]) >> 4;  // TCGOP_CALLO
-  return g_table.defs[opc].nb_oargs;
+  return w.defs[opc].nb_oargs;
 }
 
 // A store: dropped when the slot already holds that value, else the slots it overlaps are forgotten (and
@@ -248,6 +251,7 @@ bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
 void forward(void* s, char* first) {
   Walk w;
   w.s = s;
+  w.defs = field<const OpDef*>(s, kCtxOpDefs);
   w.env = reinterpret_cast<uintptr_t>(static_cast<char*>(s) + kCtxTemps);  // temps[0]
   char* prev = nullptr;  // the op before `op`, of those kept
   for (char* op = first; op != nullptr;) {
@@ -266,7 +270,7 @@ void forward(void* s, char* first) {
         break;
       case kCall: {
         if (w.slots == 0) break;
-        const int outs = outputs(op);
+        const int outs = outputs(w, op);
         const int ins = static_cast<uint8_t>(op[1]) & 0xf;  // TCGOP_CALLI
         if (!helper_touches_only_fp_status(reinterpret_cast<const void*>(a[outs + ins]))) {
           w.forget_all();
@@ -298,7 +302,7 @@ void forward(void* s, char* first) {
       case kMovi64:
       case kPlain:
         if (w.slots == 0) break;
-        for (int i = 0, n = outputs(op); i < n; ++i) w.forget_temp(a[i], op);
+        for (int i = 0, n = outputs(w, op); i < n; ++i) w.forget_temp(a[i], op);
         break;
     }
     if (removed) {
@@ -340,7 +344,7 @@ bool prepare_vreg_forwarding(uc_engine* uc) {
   if (ok) std::call_once(once, [defs] { built = build_table(defs, &g_table); });
   ok = ok && built;
   // Every engine's definitions are copies of one table: the same names, at the same opcodes.
-  for (int opc = 0; ok && opc <= g_table.count; ++opc) ok = defs[opc].name == g_table.defs[opc].name;
+  for (int opc = 0; ok && opc <= g_table.count; ++opc) ok = defs[opc].name == g_table.name[opc];
   ok = ok && helper_calls_marked() > 0;
   int expected = 0;
   g_state.compare_exchange_strong(expected, ok ? 1 : -1, std::memory_order_acq_rel);

@@ -1,4 +1,4 @@
-// This file owns the call flags of the translator's floating-point helpers in each engine's TCG context.
+// This file owns which of the translator's helpers are floating-point helpers that touch no TCG global.
 //
 // Why. Unicorn's arm helper.h (QEMU 5.0's) declares FADD, FMUL, FCMP, the conversions and their kin with no
 // call flags, so TCG assumes each call may read and write every global (the guest's X registers, PC, the
@@ -13,10 +13,10 @@
 // The fast paths of emu/fp_fast.cpp, which wrap several of them, keep to the same: they read and write only
 // the float_status.
 //
-// How. tcg_gen_callN takes a call's flags from the TCGHelperInfo that the context's helper table maps the
-// function to. For each helper named below, prepare_helper_calls puts a copy with TCG_CALL_NO_RWG added in
-// the table of each new engine (Unicorn inserts its own entries in the same table for inline hooks). The
-// copies are made once and shared: every engine's table holds the same static entries.
+// How. The set of those helpers' functions is found once, by name, in the first engine's helper table.
+// The link wraps tcg_gen_callN, which counts the calls of a translation that go to one of them; when a
+// block has any, the walk of emu/vreg_forwarding.cpp adds TCG_CALL_NO_RWG to each such call op's flags
+// before TCG compiles the block (and a block without any is not walked at all).
 #include "emu/helper_calls.h"
 
 #include <algorithm>
@@ -36,9 +36,7 @@
 extern "C" {
 using GHFunc = void (*)(void* key, void* value, void* user_data);
 void g_hash_table_foreach(void* table, GHFunc func, void* user_data);
-int g_hash_table_insert(void* table, void* key, void* value);
-void* g_hash_table_lookup(void* table, const void* key);
-void tcg_gen_callN_aarch64(void* s, void* func, void* ret, int nargs, void** args);
+void __real_tcg_gen_callN_aarch64(void* s, void* func, void* ret, int nargs, void** args);
 }
 
 namespace emu {
@@ -54,8 +52,7 @@ struct HelperInfo {
   unsigned sizemask;
 };
 
-constexpr size_t kCtxHelperTable = 0xa8e0;    // TCGContext.helper_table
-constexpr unsigned kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS (TCG_CALL_NO_RWG)
+constexpr size_t kCtxHelperTable = 0xa8e0;  // TCGContext.helper_table
 
 // The helpers (helper.h and helper-a64.h names) that touch only their operands and a float_status.
 constexpr const char* kPure[] = {"vfp_adds",         "vfp_addd",           "vfp_subs",
@@ -105,43 +102,47 @@ std::vector<std::string_view> sorted_pure() {
 
 bool pure(const char* name) {
   static const std::vector<std::string_view> names = sorted_pure();
+  if (std::strncmp(name, "vfp_", 4) != 0 && std::strncmp(name, "advsimd_", 8) != 0 && name[0] != 's')
+    return false;  // most of the table (about 1,500 helpers) at one or two compares
   return std::binary_search(names.begin(), names.end(), std::string_view(name));
 }
 
-// tcg_gen_callN looks the function up in the context's table and takes the flags from what it finds:
-// mov 0xa8e0(%rdi),%rdi; call g_hash_table_lookup; ...; mov 0x10(%rax),%r13d.
+// tcg_gen_callN looks the function up in the context's table and takes the flags from the entry it finds
+// (mov 0xa8e0(%rdi),%rdi; call g_hash_table_lookup; ...; mov 0x10(%rax),%r13d): the table is where its
+// entries are, and their flags are what a call op carries.
 bool code_layout_ok() {
   static const unsigned char kTable[] = {0x48, 0x8b, 0xbf, 0xe0, 0xa8, 0x00, 0x00, 0xe8};
   static const unsigned char kFlags[] = {0x44, 0x8b, 0x68, 0x10};
-  const void* fn = reinterpret_cast<const void*>(&tcg_gen_callN_aarch64);
+  const void* fn = reinterpret_cast<const void*>(&__real_tcg_gen_callN_aarch64);
   return code_has(fn, 0x40, kTable, sizeof kTable) && code_has(fn, 0x50, kFlags, sizeof kFlags);
 }
 
-// The copies, made from the first engine's table and shared by all (the originals are the same static
-// entries in every engine); empty when that table was not as expected.
+// The helpers' functions, sorted, found in the first engine's table (every engine's holds the same static
+// entries); empty when that table was not as expected.
 std::once_flag g_once;
-std::vector<HelperInfo>* g_copies = nullptr;  // never freed: every engine's table points into it
-std::atomic<int> g_marked{0};
+std::vector<const void*> g_funcs;
+std::atomic<int> g_count{0};  // g_funcs.size() once it is complete and right, else 0
 
 void collect(void* key, void* value, void* user) {
   const auto* info = static_cast<const HelperInfo*>(value);
-  auto* found = static_cast<std::vector<HelperInfo>*>(user);
+  auto* found = static_cast<std::vector<const void*>*>(user);
+  // The flags a call of it carries now: none of these is marked by Unicorn's helper.h.
   if (info == nullptr || info->func != key || info->name == nullptr || !pure(info->name)) return;
-  HelperInfo copy = *info;
-  copy.flags |= kCallNoReadGlobals;
-  found->push_back(copy);
+  found->push_back(info->flags == 0 ? info->func : nullptr);
 }
 
-void make_copies(void* table) {
-  auto* copies = new std::vector<HelperInfo>();
-  copies->reserve(kPureCount);
-  g_hash_table_foreach(table, &collect, copies);
-  // Every name once, and nothing else: a table of another shape marks nothing.
-  if (copies->size() != kPureCount) copies->clear();
-  std::sort(copies->begin(), copies->end(),
-            [](const HelperInfo& a, const HelperInfo& b) { return std::less<>()(a.func, b.func); });
-  g_copies = copies;
+void find_funcs(void* table) {
+  std::vector<const void*> found;
+  found.reserve(kPureCount);
+  g_hash_table_foreach(table, &collect, &found);
+  std::sort(found.begin(), found.end(), std::less<>());
+  // Every name once, unmarked, and nothing else: a table of another shape marks nothing.
+  if (found.size() != kPureCount || found.front() == nullptr) return;
+  g_funcs = std::move(found);
+  g_count.store(static_cast<int>(g_funcs.size()), std::memory_order_release);
 }
+
+thread_local int t_calls = 0;  // calls of those helpers in the translation on this thread
 
 }  // namespace
 
@@ -152,31 +153,34 @@ bool prepare_helper_calls(uc_engine* uc) {
   if (ctx == nullptr) return false;
   void* table = field<void*>(ctx, kCtxHelperTable);
   if (table == nullptr) return false;
-  std::call_once(g_once, make_copies, table);
-  if (g_copies->empty()) return false;
-  for (const HelperInfo& copy : *g_copies) {
-    const auto* now = static_cast<const HelperInfo*>(g_hash_table_lookup(table, copy.func));
-    if (now == nullptr || std::strcmp(now->name, copy.name) != 0 || now->sizemask != copy.sizemask)
-      return false;
-  }
-  for (HelperInfo& copy : *g_copies) g_hash_table_insert(table, copy.func, &copy);  // again: the same
-  g_marked.store(static_cast<int>(g_copies->size()), std::memory_order_release);
-  return true;
+  std::call_once(g_once, find_funcs, table);
+  return g_count.load(std::memory_order_acquire) != 0;
 }
 
 bool helper_touches_only_fp_status(const void* func) {
-  if (g_marked.load(std::memory_order_acquire) == 0) return false;
-  const auto it =
-      std::lower_bound(g_copies->begin(), g_copies->end(), func,
-                       [](const HelperInfo& a, const void* f) { return std::less<>()(a.func, f); });
-  return it != g_copies->end() && it->func == func;
+  if (g_count.load(std::memory_order_acquire) == 0) return false;
+  return std::binary_search(g_funcs.begin(), g_funcs.end(), func, std::less<>());
 }
 
 int helper_calls_marked() {
-  return g_marked.load(std::memory_order_relaxed);
+  return g_count.load(std::memory_order_relaxed);
+}
+
+void helper_calls_translation_start() {
+  t_calls = 0;
+}
+
+int helper_calls_in_translation() {
+  return t_calls;
 }
 
 }  // namespace emu
+
+// Counts the calls of this translation that go to one of the helpers above.
+extern "C" void __wrap_tcg_gen_callN_aarch64(void* s, void* func, void* ret, int nargs, void** args) {
+  __real_tcg_gen_callN_aarch64(s, func, ret, nargs, args);
+  if (emu::helper_touches_only_fp_status(func)) ++emu::t_calls;
+}
 
 #else
 
@@ -196,6 +200,10 @@ bool helper_touches_only_fp_status(const void*) {
   return false;
 }
 int helper_calls_marked() {
+  return 0;
+}
+void helper_calls_translation_start() {}
+int helper_calls_in_translation() {
   return 0;
 }
 }  // namespace emu

@@ -17,6 +17,7 @@
 
 #include "emu/block_exit.h"
 #include "emu/direct_memory.h"
+#include "emu/helper_calls.h"
 #include "emu/lazy_flags.h"
 #include "emu/memory_order.h"
 #include "emu/vcpu.h"
@@ -62,6 +63,7 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   const bool layout_ok = ctx_cflags != nullptr && *ctx_cflags == *tb_cflags && !(*tb_cflags & kCfParallel);
   emu::memory_order_translation_start();
   emu::direct_translation_start();
+  emu::helper_calls_translation_start();
   // A vCPU stopped by kicks needs the exit_request test at the start of every block (emu/block_exit.cpp).
   if (emu::Vcpu::running_stops_by_kick(uc) && emu::block_exit_test_available()) emu::arm_block_exit_test();
   int state = emu::g_state.load(std::memory_order_acquire);
@@ -74,8 +76,8 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   if (state == emu::kSerial) {
     __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
     emu::check_block_exit_test_done();
+    emu::vreg_forwarding_after_translation(cpu);  // first: it marks the FP helper calls lazy flags look at
     emu::lazy_flags_after_translation(cpu, tb);
-    emu::vreg_forwarding_after_translation(cpu);
     return;
   }
   if (!layout_ok) {
@@ -88,8 +90,8 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   *ctx_cflags |= kCfParallel;
   __real_gen_intermediate_code_aarch64(cpu, tb, max_insns);
   emu::check_block_exit_test_done();
+  emu::vreg_forwarding_after_translation(cpu);  // first: it marks the FP helper calls lazy flags look at
   emu::lazy_flags_after_translation(cpu, tb);
-  emu::vreg_forwarding_after_translation(cpu);
   *tb_cflags &= ~kCfParallel;
 }
 

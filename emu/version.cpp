@@ -57,8 +57,8 @@ FastPaths probe() {
   f.short_lookup = prepare_tb_lookup();
   f.lazy_flags = prepare_lazy_flags(cpu->uc());  // the engine made its checks: the same answer again
   f.near_code = cpu->near_code();
-  f.fp_calls = prepare_helper_calls(cpu->uc());
-  f.forwarding = prepare_vreg_forwarding(cpu->uc());
+  f.fp_calls = prepare_helper_calls(cpu->uc()) && prepare_vreg_forwarding(cpu->uc());
+  f.forwarding = vreg_forwarding_enabled();
   (void)uc_ctl_get_page_size(cpu->uc(), &f.page_size);
   cpu->set_pc(kCode);
   (void)cpu->run();

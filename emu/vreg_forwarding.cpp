@@ -1,4 +1,6 @@
-// This file owns the forwarding of V register values within a translated block's TCG ops.
+// This file owns the walk over a translated block's TCG ops that call FP helpers: it marks those calls
+// TCG_CALL_NO_RWG (emu/helper_calls.cpp says why that holds) and forwards V register values within the
+// block. A block with no such call is not walked: most are not, and forwarding gains little in them.
 //
 // Why. The translator keeps the V registers in the CPU state, not in TCG globals: every scalar FP
 // instruction loads its operands from there (ld_i64), and stores its result back, with a store of zero to
@@ -6,9 +8,9 @@
 // after the FMUL stored it, and each of the two writes of a register clears its upper half again. In a
 // loop of FP arithmetic these loads and stores are a third of the memory operations.
 //
-// What. One walk over the block's ops, before TCG compiles them, remembers for each 8-byte slot of the V
-// register file what value the CPU state holds there (a temp, and a constant when the temp was set from
-// one), learnt from a store or a load at that slot:
+// What. The walk, before TCG compiles the block (and before lazy flags look at its calls), remembers for
+// each 8-byte slot of the V register file what value the CPU state holds there (a temp, and a constant
+// when the op just before a store set the temp from one), learnt from a store or a load at that slot:
 //   - a load of a remembered slot becomes a move from the temp (ld_i64 t, env, off -> mov_i64 t, v);
 //   - a store to a remembered slot of the same temp, or of the same constant, is dropped: the CPU state
 //     already holds that value.
@@ -87,7 +89,9 @@ struct Table {
 };
 
 Table g_table;
-std::atomic<int> g_state{0};  // 0 unknown, 1 on, -1 off
+std::atomic<int> g_state{0};                   // the walk: 0 unknown, 1 on, -1 off
+bool g_forward = false;                        // and it forwards (not A64RUN_NO_FORWARD=1); set with g_state
+constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS (TCG_CALL_NO_RWG)
 
 bool build_table(const OpDef* defs, Table* t) {
   static const struct {
@@ -248,6 +252,16 @@ bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
   return false;
 }
 
+// The FP helper calls get TCG_CALL_NO_RWG (emu/helper_calls.cpp says why).
+void mark_calls(char* first) {
+  for (char* op = first; op != nullptr; op = next_op(op)) {
+    if (g_table.role[static_cast<uint8_t>(op[0])].role != kCall) continue;
+    uintptr_t* a = args(op);
+    const int n = (static_cast<uint8_t>(op[1]) >> 4) + (static_cast<uint8_t>(op[1]) & 0xf);
+    if (helper_touches_only_fp_status(reinterpret_cast<const void*>(a[n]))) a[n + 1] |= kCallNoReadGlobals;
+  }
+}
+
 void forward(void* s, char* first) {
   Walk w;
   w.s = s;
@@ -269,14 +283,14 @@ void forward(void* s, char* first) {
         removed = visit_store(w, op, prev, r);
         break;
       case kCall: {
-        if (w.slots == 0) break;
         const int outs = outputs(w, op);
-        const int ins = static_cast<uint8_t>(op[1]) & 0xf;  // TCGOP_CALLI
+        const int ins = static_cast<uint8_t>(op[1]) & 0xf;  // TCGOP_CALLI; then the function, the flags
         if (!helper_touches_only_fp_status(reinterpret_cast<const void*>(a[outs + ins]))) {
           w.forget_all();
           break;
         }
-        for (int i = 0; i < outs; ++i) w.forget_temp(a[i], op);
+        a[outs + ins + 1] |= kCallNoReadGlobals;
+        for (int i = 0; i < outs && w.slots != 0; ++i) w.forget_temp(a[i], op);
         break;
       }
       case kLoad64: {
@@ -324,9 +338,7 @@ bool prepare_vreg_forwarding(uc_engine* uc) {
   const auto* defs = field<const OpDef*>(ctx, kCtxOpDefs);
   char* env_temp = static_cast<char*>(ctx) + kCtxTemps;
   char* env = field<char*>(cpu, kCpuEnvPtr);
-  const char* off = std::getenv("A64RUN_NO_FORWARD");
-  bool ok = (off == nullptr || std::strcmp(off, "0") == 0) && defs != nullptr &&
-            (static_cast<uint8_t>(env_temp[kTempFlags]) & kFixedGlobal) == kFixedGlobal &&
+  bool ok = defs != nullptr && (static_cast<uint8_t>(env_temp[kTempFlags]) & kFixedGlobal) == kFixedGlobal &&
             field<const char*>(env_temp, kTempName) != nullptr &&
             std::strcmp(field<const char*>(env_temp, kTempName), "env") == 0 &&
             field<char*>(env_temp, 0x10) == nullptr;  // mem_base: a fixed register has none
@@ -346,16 +358,30 @@ bool prepare_vreg_forwarding(uc_engine* uc) {
   // Every engine's definitions are copies of one table: the same names, at the same opcodes.
   for (int opc = 0; ok && opc <= g_table.count; ++opc) ok = defs[opc].name == g_table.name[opc];
   ok = ok && helper_calls_marked() > 0;
+  static const bool forward_wanted = [] {
+    const char* off = std::getenv("A64RUN_NO_FORWARD");  // diagnostics: V registers loaded back
+    return off == nullptr || std::strcmp(off, "0") == 0;
+  }();
+  if (ok && g_state.load(std::memory_order_acquire) == 0) g_forward = forward_wanted;  // (before g_state)
   int expected = 0;
   g_state.compare_exchange_strong(expected, ok ? 1 : -1, std::memory_order_acq_rel);
   if (!ok) g_state.store(-1, std::memory_order_release);
   return ok && g_state.load(std::memory_order_acquire) > 0;
 }
 
+bool vreg_forwarding_enabled() {
+  return g_state.load(std::memory_order_acquire) > 0 && g_forward;
+}
+
 void vreg_forwarding_after_translation(void* cpu) {
-  if (g_state.load(std::memory_order_relaxed) <= 0) return;
+  // A block with no call of an FP helper is left alone: most blocks, and all that this walk gains much in.
+  if (g_state.load(std::memory_order_relaxed) <= 0 || helper_calls_in_translation() == 0) return;
   void* s = field<void*>(field<void*>(cpu, kCpuUc), kUcTcgCtx);
-  forward(s, field<char*>(s, kCtxOpsFirst));
+  if (g_forward) {
+    forward(s, field<char*>(s, kCtxOpsFirst));
+  } else {
+    mark_calls(field<char*>(s, kCtxOpsFirst));
+  }
 }
 
 }  // namespace emu
@@ -365,6 +391,9 @@ void vreg_forwarding_after_translation(void* cpu) {
 namespace emu {
 bool prepare_vreg_forwarding(uc_engine*) {
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
+}
+bool vreg_forwarding_enabled() {
+  return false;
 }
 void vreg_forwarding_after_translation(void*) {}
 }  // namespace emu

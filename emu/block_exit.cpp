@@ -47,6 +47,7 @@ namespace emu {
 namespace {
 
 using unicorn::code_has;
+using unicorn::kTcgTypeI32;
 using unicorn::kUcCpu;
 
 // Debian's build of Unicorn 2.1.1, read off translator_loop_aarch64 and cpu_exec_aarch64 (objdump), and
@@ -57,7 +58,6 @@ constexpr intptr_t kEnvFromCpu = 0xa350;    // ARMCPU.env; icount_decr (neg) sit
 constexpr intptr_t kExitRequestFromCpu = 0x15;
 constexpr intptr_t kExitRequestFromEnv = kExitRequestFromCpu - kEnvFromCpu;
 constexpr size_t kUcStopRequest = 0x555;  // uc_struct.stop_request (also in emu/vcpu.cpp)
-constexpr int kTcgTypeI32 = 0;            // TCG_TYPE_I32
 constexpr int kOpLd8uI32 = 9;             // INDEX_op_ld8u_i32 (tcg-opc.h: ld_i32 is 13, checked below)
 constexpr int kCondLt = 2;                // TCG_COND_LT
 constexpr int kCondNe = 9;                // TCG_COND_NE

@@ -56,16 +56,16 @@ void* place_code_buffer(size_t len,
   const uintptr_t step = (len + kSlotAlign - 1) & ~(kSlotAlign - 1);
   if (len == 0 || step > kSlotsTo - kSlotsFrom || !near_code(kSlotsFrom, kSlotsTo)) return MAP_FAILED;
   const uintptr_t slots = (kSlotsTo - kSlotsFrom) / step;
+  const auto after = [step](uintptr_t at) { return at + step + step <= kSlotsTo ? at + step : kSlotsFrom; };
   uintptr_t at = g_next.load(std::memory_order_relaxed);
   if (at < kSlotsFrom || at + step > kSlotsTo || (at - kSlotsFrom) % step != 0) at = kSlotsFrom;
-  for (uintptr_t tried = 0; tried < slots; ++tried) {
+  for (uintptr_t tried = 0; tried < slots; ++tried, at = after(at)) {
     void* p = map(reinterpret_cast<void*>(at), len, PROT_READ | PROT_WRITE | PROT_EXEC,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != MAP_FAILED) {
-      g_next.store(at + step + step <= kSlotsTo ? at + step : kSlotsFrom, std::memory_order_relaxed);
+      g_next.store(after(at), std::memory_order_relaxed);
       return p;  // (a kernel older than 4.17 takes the address as a hint and may map elsewhere: as good)
     }
-    at = at + step + step <= kSlotsTo ? at + step : kSlotsFrom;
   }
   return MAP_FAILED;
 }

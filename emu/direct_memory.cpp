@@ -69,7 +69,6 @@ constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes
 constexpr uint8_t kOpfSideEffects = 0x08;  // TCG_OPF_SIDE_EFFECTS
 constexpr uint8_t kOpf64Bit = 0x10;        // TCG_OPF_64BIT
 constexpr uint8_t kOpfNotPresent = 0x20;   // TCG_OPF_NOT_PRESENT (the register allocator's own ops)
-constexpr int kTcgTypeI64 = 1;             // TCG_TYPE_I64
 constexpr int kCondGeu = 5;                // TCG_COND_GEU
 
 // The TCG opcodes (tcg-opc.h order), each checked against its definition's name and operand counts.

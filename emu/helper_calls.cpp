@@ -188,14 +188,6 @@ namespace emu {
 bool prepare_helper_calls(uc_engine*) {
   return false;  // Unicorn linked as a shared library: its TCG context is not ours to read
 }
-bool helper_touches_only_fp_status(const void* func) {
-  if (g_marked.load(std::memory_order_acquire) == 0) return false;
-  const auto it =
-      std::lower_bound(g_copies->begin(), g_copies->end(), func,
-                       [](const HelperInfo& a, const void* f) { return std::less<>()(a.func, f); });
-  return it != g_copies->end() && it->func == func;
-}
-
 bool helper_touches_only_fp_status(const void*) {
   return false;
 }

@@ -55,18 +55,13 @@ namespace {
 using namespace unicorn;  // NOLINT(google-build-using-namespace): the layout this file reads
 
 // Debian's build of Unicorn 2.1.1 (with emu/unicorn_layout.h; checked in prepare_lazy_flags).
-constexpr size_t kCpuEnvPtr = 0x128;   // CPUState.env_ptr
-constexpr size_t kTempMemBase = 0x10;  // TCGTemp.mem_base
 constexpr size_t kTempMemOffset = 0x18;
 constexpr size_t kTbPc = 0x0;     // TranslationBlock.pc
 constexpr size_t kTbSize = 0x14;  // TranslationBlock.size
 constexpr uint8_t kTempGlobal = 0x20;
-constexpr int kTcgTypeI32 = 0;
-constexpr int kTcgTypeI64 = 1;
-constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS
-constexpr uintptr_t kCondEq = 8;               // TCG_COND_EQ
-constexpr uint32_t kLabelPresent = 1;          // TCGLabel.present
-constexpr uint32_t kLabelRef = 1u << 16;       // TCGLabel.refs
+constexpr uintptr_t kCondEq = 8;          // TCG_COND_EQ
+constexpr uint32_t kLabelPresent = 1;     // TCGLabel.present
+constexpr uint32_t kLabelRef = 1u << 16;  // TCGLabel.refs
 
 // CPUARMState (target/arm/cpu.h): the flags as TCG keeps them, and the three fields of the record.
 constexpr size_t kEnvCF = 0x208;          // 0 or 1

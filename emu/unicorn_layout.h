@@ -25,7 +25,12 @@ constexpr size_t kFreeTempsSize = size_t{10} * 64;
 constexpr int kMaxTemps = 512;       // TCG_MAX_TEMPS
 constexpr size_t kCtxTemps = 0x388;  // TCGContext.temps[], 56 bytes each (temps[0] is env)
 constexpr size_t kTempSize = 56;
-constexpr size_t kTempFlags = 0x4;  // TCGTemp's byte of bits: fixed_reg 0x01, temp_global 0x20
+constexpr size_t kTempFlags = 0x4;             // TCGTemp's byte of bits: fixed_reg 0x01, temp_global 0x20
+constexpr size_t kTempMemBase = 0x10;          // TCGTemp.mem_base
+constexpr size_t kCpuEnvPtr = 0x128;           // CPUState.env_ptr
+constexpr int kTcgTypeI32 = 0;                 // TCG_TYPE_I32
+constexpr int kTcgTypeI64 = 1;                 // TCG_TYPE_I64
+constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS (TCG_CALL_NO_RWG): implies no write
 
 // TCGOpDef (include/tcg/tcg.h), 32 bytes each.
 struct OpDef {

@@ -112,7 +112,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   direct_ = direct_ok_;
   (void)prepare_lazy_flags(uc_);  // before any translation: a block may then leave NZCV lazy
   (void)prepare_helper_calls(uc_);
-  (void)prepare_vreg_forwarding(uc_);  // after the helpers are marked: it keeps slots across theirs
+  (void)prepare_vreg_forwarding(uc_);                 // after the FP helpers are found: it marks their calls
   if (host_faults_ok_) install_host_fault_handler();  // a guest access that faults in the host is the guest's
   (void)prepare_tb_lookup();
   (void)prepare_fp_fast();

@@ -55,7 +55,6 @@ using namespace unicorn;  // NOLINT(google-build-using-namespace): the layout th
 
 constexpr size_t kTempName = 0x20;      // TCGTemp.name
 constexpr uint8_t kFixedGlobal = 0x21;  // fixed_reg and temp_global: the env temp
-constexpr size_t kCpuEnvPtr = 0x128;    // CPUState.env_ptr
 
 // CPUARMState.vfp.zregs: 32 registers of 256 bytes (SVE's largest), D0 at 0xc10.
 constexpr size_t kVregFirst = 0xc10;
@@ -89,9 +88,8 @@ struct Table {
 };
 
 Table g_table;
-std::atomic<int> g_state{0};                   // the walk: 0 unknown, 1 on, -1 off
-bool g_forward = false;                        // and it forwards (not A64RUN_NO_FORWARD=1); set with g_state
-constexpr uintptr_t kCallNoReadGlobals = 0x1;  // TCG_CALL_NO_READ_GLOBALS (TCG_CALL_NO_RWG)
+std::atomic<int> g_state{0};  // the walk: 0 unknown, 1 on, -1 off
+bool g_forward = false;       // and it forwards (not A64RUN_NO_FORWARD=1); set with g_state
 
 bool build_table(const OpDef* defs, Table* t) {
   static const struct {
@@ -136,7 +134,6 @@ struct Slot {
 // The remembered slots: few live at once.
 constexpr int kSlots = 16;
 constexpr int kCopies = 32;  // new temps per block, for values whose temp the translator reuses
-constexpr int kTcgTypeI64 = 1;
 
 struct Walk {
   void* s = nullptr;
@@ -252,13 +249,20 @@ bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
   return false;
 }
 
-// The FP helper calls get TCG_CALL_NO_RWG (emu/helper_calls.cpp says why).
+// A call op of an FP helper gets TCG_CALL_NO_RWG (emu/helper_calls.cpp says why); true when it is one.
+// Its args: TCGOP_CALLO outputs, TCGOP_CALLI inputs, then the function and the flags.
+bool mark_if_fp_call(char* op) {
+  uintptr_t* a = args(op);
+  const int n = (static_cast<uint8_t>(op[1]) >> 4) + (static_cast<uint8_t>(op[1]) & 0xf);
+  if (!helper_touches_only_fp_status(reinterpret_cast<const void*>(a[n]))) return false;
+  a[n + 1] |= kCallNoReadGlobals;
+  return true;
+}
+
+// The FP helper calls are marked, and nothing else is done (A64RUN_NO_FORWARD=1).
 void mark_calls(char* first) {
   for (char* op = first; op != nullptr; op = next_op(op)) {
-    if (g_table.role[static_cast<uint8_t>(op[0])].role != kCall) continue;
-    uintptr_t* a = args(op);
-    const int n = (static_cast<uint8_t>(op[1]) >> 4) + (static_cast<uint8_t>(op[1]) & 0xf);
-    if (helper_touches_only_fp_status(reinterpret_cast<const void*>(a[n]))) a[n + 1] |= kCallNoReadGlobals;
+    if (g_table.role[static_cast<uint8_t>(op[0])].role == kCall) (void)mark_if_fp_call(op);
   }
 }
 
@@ -282,17 +286,13 @@ void forward(void* s, char* first) {
       case kStoreAll:
         removed = visit_store(w, op, prev, r);
         break;
-      case kCall: {
-        const int outs = outputs(w, op);
-        const int ins = static_cast<uint8_t>(op[1]) & 0xf;  // TCGOP_CALLI; then the function, the flags
-        if (!helper_touches_only_fp_status(reinterpret_cast<const void*>(a[outs + ins]))) {
+      case kCall:
+        if (!mark_if_fp_call(op)) {
           w.forget_all();
           break;
         }
-        a[outs + ins + 1] |= kCallNoReadGlobals;
-        for (int i = 0; i < outs && w.slots != 0; ++i) w.forget_temp(a[i], op);
+        for (int i = 0, n = outputs(w, op); i < n && w.slots != 0; ++i) w.forget_temp(a[i], op);
         break;
-      }
       case kLoad64: {
         const uintptr_t dest = a[0];
         const bool env_slot = a[1] == w.env && vreg_slot(a[2]);
@@ -341,7 +341,7 @@ bool prepare_vreg_forwarding(uc_engine* uc) {
   bool ok = defs != nullptr && (static_cast<uint8_t>(env_temp[kTempFlags]) & kFixedGlobal) == kFixedGlobal &&
             field<const char*>(env_temp, kTempName) != nullptr &&
             std::strcmp(field<const char*>(env_temp, kTempName), "env") == 0 &&
-            field<char*>(env_temp, 0x10) == nullptr;  // mem_base: a fixed register has none
+            field<char*>(env_temp, kTempMemBase) == nullptr;  // a fixed register has no base
   // D0 and D31 where the slots are: each written through Unicorn and read back from the CPU state.
   for (const int regid : {UC_ARM64_REG_D0, UC_ARM64_REG_D31}) {
     if (!ok) break;

@@ -378,10 +378,13 @@ bool stop_host_signal_intake(emu::Process& proc) {
 
 namespace {
 
-// True when this host process has (or is starting) an intake thread for `in`; waits for it to start. A
-// CLONE_VM|CLONE_VFORK child has none (its Process's pid is never its host pid).
-bool has_intake(const HostIntake& in) {
-  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
+// True when this host process has (or is starting) an intake thread for `proc`; waits for it to start. A
+// CLONE_VM|CLONE_VFORK child has none (its Process's intake pid is never its host pid). The host pid is the
+// Process's record, not getpid(2): a fork child sets it before its first system call (after_fork_child), and
+// this runs after nearly every wait, where a host call each time was a tenth of a Go signal round trip.
+bool has_intake(const emu::Process& proc) {
+  const HostIntake& in = proc.intake;
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != proc.host_pid()) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
   return true;
 }
@@ -389,9 +392,10 @@ bool has_intake(const HostIntake& in) {
 }  // namespace
 
 void sync_host_signals() {
-  HostIntake& in = emu::Process::current()->intake;
-  const int pid = static_cast<int>(::getpid());
-  if (!has_intake(in)) return;
+  emu::Process& proc = *emu::Process::current();
+  HostIntake& in = proc.intake;
+  const int pid = proc.host_pid();
+  if (!has_intake(proc)) return;
   uint32_t seq;
   {
     std::lock_guard lk(in.sync_mu);
@@ -405,8 +409,9 @@ void sync_host_signals() {
 }
 
 bool host_signals_in_flight() {
-  const HostIntake& in = emu::Process::current()->intake;
-  if (!has_intake(in)) return false;
+  const emu::Process& proc = *emu::Process::current();
+  const HostIntake& in = proc.intake;
+  if (!has_intake(proc)) return false;
   uint64_t pending = 0;
   ::syscall(SYS_rt_sigpending, &pending, sizeof pending);
   pending &= ~(uint64_t{1} << (wake_signal() - 1));  // this thread's own wake, never the intake thread's

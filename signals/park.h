@@ -56,7 +56,7 @@ void defer_wakes(WakeList* into);
 // A sleep and its wakeup cost each side 10-15 us of host scheduling on a virtual machine, so a partner that
 // answers within the budget saves both.
 uint64_t spin_budget();
-// Whether the host has more than one CPU online.
+// Whether this process may run on more than one CPU (its affinity when a64run started).
 bool multi_cpu();
 
 // Deadline helpers on CLOCK_MONOTONIC/REALTIME.

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 
 #include "emu/task.h"
 #include "signals/park.h"
@@ -72,15 +73,33 @@ bool is_restart_code(int64_t r) {
 namespace {
 
 // The calling thread's real uid, which a kill's siginfo carries. Cached per thread: getpid and getuid are
-// host system calls (a microsecond each on this project's machine, and a kill made three), and credentials
-// belong to the thread at the system call level, so only its own set*uid calls change them.
+// host system calls (a microsecond each on this project's machine, and a kill made three). Its own set*uid
+// calls and its moves to another user namespace (unshare, setns) forget it. One case changes it without a
+// call of the thread's: an unmapped uid (the overflow uid, in a user namespace whose uid_map nobody has
+// written yet) becomes mapped when another process writes the map. So an overflow uid is never cached; a
+// map is written once, so a mapped uid stays.
 thread_local int64_t t_uid = -1;
+
+int64_t overflow_uid() {
+  static const int64_t uid = [] {
+    int64_t v = 65534;  // the kernel's default
+    if (FILE* f = std::fopen("/proc/sys/kernel/overflowuid", "re")) {
+      long long x;
+      if (std::fscanf(f, "%lld", &x) == 1) v = x;
+      std::fclose(f);
+    }
+    return v;
+  }();
+  return uid;
+}
 
 }  // namespace
 
 uint32_t caller_uid() {
-  if (t_uid < 0) t_uid = ::getuid();
-  return static_cast<uint32_t>(t_uid);
+  if (t_uid >= 0) return static_cast<uint32_t>(t_uid);
+  const int64_t uid = ::getuid();
+  if (uid != overflow_uid()) t_uid = uid;
+  return static_cast<uint32_t>(uid);
 }
 
 void forget_caller_uid() {

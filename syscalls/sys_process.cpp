@@ -112,7 +112,7 @@ SysResult sys_uname(Task& t, GuestPtr<struct utsname> buf) {
 }
 
 SysResult sys_getuid(Task&) {
-  return signals::caller_uid();
+  return ::getuid();  // not the kill's cache: exact at every call, as the kernel's
 }
 SysResult sys_geteuid(Task&) {
   return ::geteuid();
@@ -325,6 +325,7 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
       r = pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
         return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
       });
+      signals::forget_caller_uid();  // the uid as the new namespace sees it
     }
     if (r != 0) return r;
   }
@@ -341,9 +342,11 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
 SysResult sys_setns(Task& t, int fd, int nstype) {
   if (is_reserved_fd(fd)) return -EBADF;
   // A pidfd names several namespaces at once (an ns file names one type: the split gives its same EINVAL).
-  return pid_namespace_last(static_cast<uint32_t>(nstype), [&](uint64_t f) {
+  const int64_t r = pid_namespace_last(static_cast<uint32_t>(nstype), [&](uint64_t f) {
     return single_threaded_host_call(t, SYS_setns, fd, static_cast<long>(f));
   });
+  signals::forget_caller_uid();  // a user namespace joined sees the uid in its own map
+  return r;
 }
 
 // sethostname/setdomainname: the host's UTS namespace is the guest's (a64run reports the host's uname).

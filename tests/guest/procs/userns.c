@@ -1,7 +1,10 @@
 // unshare(CLONE_NEWUSER) and setns into a user namespace need a single-threaded process: a one-thread guest
 // gets them (a64run's own thread steps aside for the call), and signals from other processes and the expiries
 // of a POSIX timer armed before the call still arrive afterwards; a guest with a second thread gets EINVAL,
-// as on Linux. Unsharing a PID namespace with the user namespace leaves a64run its thread too.
+// as on Linux. Unsharing a PID namespace with the user namespace leaves a64run its thread too. A guest whose
+// threads have all been joined is single-threaded again: unshare right after the joins succeeds, and then
+// getuid and a kill's si_uid give the overflow uid of the new namespace, not the uid from before; once
+// the parent writes the child's uid_map, they give the mapped uid.
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
@@ -184,6 +187,106 @@ static int child_stress(void) {
   return rt_count == kStressSignals ? 0 : 10;
 }
 
+static void* quit(void* arg) {
+  return arg;
+}
+
+static volatile sig_atomic_t self_uid = -1;
+static void on_self(int sig, siginfo_t* si, void* ctx) {
+  (void)sig;
+  (void)ctx;
+  self_uid = (sig_atomic_t)si->si_uid;
+}
+
+// In a child: three threads created and joined, then at once unshare(CLONE_NEWUSER). Exit status as
+// child_unshare's; 9: a kill of itself carried the uid from before the unshare (a64run kept it cached).
+static int child_after_threads(void) {
+  struct sigaction sa = {0};
+  sa.sa_sigaction = on_self;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR1, &sa, NULL);
+  kill(getpid(), SIGUSR1);  // si_uid: the uid before
+  if (self_uid != (sig_atomic_t)getuid()) return 9;
+  for (int i = 0; i < 3; i++) {
+    pthread_t th;
+    if (pthread_create(&th, NULL, quit, NULL) != 0 || pthread_join(th, NULL) != 0) return 5;
+  }
+  if (unshare(CLONE_NEWUSER) != 0) return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+  if (getuid() != 65534) return 4;  // unmapped in the new namespace: the overflow id
+  kill(getpid(), SIGUSR1);
+  return self_uid == 65534 ? 0 : 9;
+}
+
+// In a child: unshare(CLONE_NEWUSER), a kill of itself (si_uid: the overflow uid), then the parent maps
+// uid 0 through the child's uid_map (pipe `ask`, answer on `done`: 'y' mapped, 'n' not allowed): getuid
+// and the next kill's si_uid are then 0, with no call of the child's in between. Exit status as
+// child_after_threads's; 10: the map was not allowed.
+static int child_mapped_later(int ask, int done) {
+  struct sigaction sa = {0};
+  sa.sa_sigaction = on_self;
+  sa.sa_flags = SA_SIGINFO;
+  sigaction(SIGUSR1, &sa, NULL);
+  if (unshare(CLONE_NEWUSER) != 0) return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+  kill(getpid(), SIGUSR1);
+  if (self_uid != 65534) return 9;
+  char c = 'm';
+  if (write(ask, &c, 1) != 1 || read(done, &c, 1) != 1) return 3;
+  if (c != 'y') return 10;
+  if (getuid() != 0) return 4;
+  kill(getpid(), SIGUSR1);
+  return self_uid == 0 ? 0 : 9;
+}
+
+static void mapped_later(void) {
+  int ask[2], done[2];
+  REQUIRE_SYS(pipe(ask));
+  REQUIRE_SYS(pipe(done));
+  pid_t pid = fork();
+  if (pid == 0) _exit(child_mapped_later(ask[1], done[0]));
+  close(ask[1]);  // a child that ends early ends the read below
+  close(done[0]);
+  char c;
+  if (read(ask[0], &c, 1) == 1) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/uid_map", (int)pid);
+    int fd = open(path, O_WRONLY);
+    c = fd >= 0 && write(fd, "0 0 1\n", 6) == 6 ? 'y' : 'n';
+    if (fd >= 0) close(fd);
+    CHECK_EQ(write(done[1], &c, 1), 1);
+  }
+  int status;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 10) {
+    NOTE("user namespaces or their uid maps are not allowed here: a map written later is not checked");
+  } else if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
+    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
+  } else {
+    CHECK_EQ(WEXITSTATUS(status), 0);
+  }
+  close(ask[0]);
+  close(done[1]);
+}
+
+static void after_threads(void) {
+  for (int round = 0; round < 10; round++) {
+    pid_t pid = fork();
+    if (pid == 0) _exit(child_after_threads());
+    int status;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    REQUIRE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 2) {
+      NOTE("user namespaces are not allowed here: unshare after joined threads is not checked");
+      return;
+    }
+    if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
+      NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
+      return;
+    }
+    if (!CHECK_EQ(WEXITSTATUS(status), 0)) NOTE("round %d", round);
+  }
+}
+
 static void stress(sigset_t* set) {
   struct sigaction sa = {0};
   sa.sa_handler = on_rt;
@@ -250,6 +353,8 @@ int main(void) {
 
   stress(&set);
   unshare_pid(&set);
+  after_threads();
+  mapped_later();
 
   // With a second thread: EINVAL. (qemu-aarch64 7.2 runs a thread of its own in every process: the same.)
   pthread_t th;

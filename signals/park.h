@@ -56,7 +56,8 @@ void defer_wakes(WakeList* into);
 // A sleep and its wakeup cost each side 10-15 us of host scheduling on a virtual machine, so a partner that
 // answers within the budget saves both.
 uint64_t spin_budget();
-// Whether this process may run on more than one CPU (its affinity when a64run started).
+// Whether this process may run on more than one CPU: its affinity at the first call (the first futex wait or
+// run-lock wait, before the guest has usually changed it), kept from then on.
 bool multi_cpu();
 
 // Deadline helpers on CLOCK_MONOTONIC/REALTIME.

@@ -47,11 +47,12 @@ int64_t futex_wait(Task& t, uint64_t uaddr, uint32_t val, uint32_t bitset, uint6
     emu::RunLockReleaser unlocked(t.proc().run_lock(), &t.cpu(), emu::RunLockReleaser::kLeaveReleased);
     r = t.proc().futexes().wait(t.as(), t.park(), uaddr, val, bitset, dl, clock,
                                 [&t] { return t.interrupted(); });
-    // Woken by a wake of this address space: what the wait saw is a guest thread's work, and that thread
-    // settled any host signal sent before what it saw in its own system calls (Vcpu::on_interrupt), so
-    // there is nothing to settle on the way back. A timeout (a host timer's expiry may be in flight) and an
-    // interruption (the intake may be busy with more signals than the one that ended the wait) still settle.
-    if (r == 0) t.cpu().take_host_call_mark();
+    // Woken by a wake of this process: what the wait saw is a guest thread's work, and that thread settled
+    // any host signal sent before what it saw in its own system calls (Vcpu::on_interrupt), so there is
+    // nothing to settle on the way back. Not so for a waker of a CLONE_VM relative (its calls settle its
+    // own process's signals), a timeout (a host timer's expiry may be in flight) or an interruption (the
+    // intake may be busy with more signals than the one that ended the wait): those still settle.
+    if (r == 0 && !t.proc().shares_memory()) t.cpu().take_host_call_mark();
   }
   // A signal ends the wait. Untimed waits restart under SA_RESTART (sem_wait, pthread_join...); timed ones
   // return EINTR to a handler and restart when none runs (Linux uses a restart block for those).

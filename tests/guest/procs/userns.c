@@ -58,6 +58,12 @@ static void* idle(void* arg) {
   return NULL;
 }
 
+// The exit status of a child whose unshare of a user namespace failed: 2 not allowed here, 6 EINVAL (a
+// multithreaded process), 3 anything else.
+static int unshare_failure(void) {
+  return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+}
+
 // In a child: unshare a user namespace, then take a signal another process sends. Exit status 0: done,
 // 2: user namespaces not allowed here, 6: EINVAL (a multithreaded process), else a failure.
 static int child_unshare(void) {
@@ -66,7 +72,7 @@ static int child_unshare(void) {
   sigaction(SIGUSR1, &sa, NULL);  // before the parent may send it
   if (arm_timer() != 0) return 7;
   if (unshare(CLONE_NEWUSER) != 0) {
-    const int code = errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+    const int code = unshare_failure();
     kill(getppid(), SIGUSR2);  // the parent need not wait
     return code;
   }
@@ -117,7 +123,7 @@ static int child_unshare_pid(void) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) {
-    const int code = errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+    const int code = unshare_failure();
     kill(getppid(), SIGUSR2);
     return code;
   }
@@ -198,20 +204,25 @@ static void on_self(int sig, siginfo_t* si, void* ctx) {
   self_uid = (sig_atomic_t)si->si_uid;
 }
 
-// In a child: three threads created and joined, then at once unshare(CLONE_NEWUSER). Exit status as
-// child_unshare's; 9: a kill of itself carried the uid from before the unshare (a64run kept it cached).
-static int child_after_threads(void) {
+// SIGUSR1's handler records the si_uid it gets in self_uid.
+static void catch_self_uid(void) {
   struct sigaction sa = {0};
   sa.sa_sigaction = on_self;
   sa.sa_flags = SA_SIGINFO;
   sigaction(SIGUSR1, &sa, NULL);
+}
+
+// In a child: three threads created and joined, then at once unshare(CLONE_NEWUSER). Exit status as
+// child_unshare's; 9: a kill of itself carried the uid from before the unshare (a64run kept it cached).
+static int child_after_threads(void) {
+  catch_self_uid();
   kill(getpid(), SIGUSR1);  // si_uid: the uid before
   if (self_uid != (sig_atomic_t)getuid()) return 9;
   for (int i = 0; i < 3; i++) {
     pthread_t th;
     if (pthread_create(&th, NULL, quit, NULL) != 0 || pthread_join(th, NULL) != 0) return 5;
   }
-  if (unshare(CLONE_NEWUSER) != 0) return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+  if (unshare(CLONE_NEWUSER) != 0) return unshare_failure();
   if (getuid() != 65534) return 4;  // unmapped in the new namespace: the overflow id
   kill(getpid(), SIGUSR1);
   return self_uid == 65534 ? 0 : 9;
@@ -222,11 +233,8 @@ static int child_after_threads(void) {
 // and the next kill's si_uid are then 0, with no call of the child's in between. Exit status as
 // child_after_threads's; 10: the map was not allowed.
 static int child_mapped_later(int ask, int done) {
-  struct sigaction sa = {0};
-  sa.sa_sigaction = on_self;
-  sa.sa_flags = SA_SIGINFO;
-  sigaction(SIGUSR1, &sa, NULL);
-  if (unshare(CLONE_NEWUSER) != 0) return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+  catch_self_uid();
+  if (unshare(CLONE_NEWUSER) != 0) return unshare_failure();
   kill(getpid(), SIGUSR1);
   if (self_uid != 65534) return 9;
   char c = 'm';

@@ -2,6 +2,7 @@
 #include "emu/task.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -10,6 +11,8 @@
 #include <linux/futex.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -48,7 +51,30 @@ bool Process::remove_thread_unless_last(Task* t) {
   std::lock_guard lk(threads_mu_);
   if (threads_.size() == 1 && threads_.begin()->second == t) return false;
   threads_.erase(t->tid());
+  if (t->tid() != host_pid()) {
+    // Pruned as it grows, so a process that ends many threads keeps a short record (one host call per ended
+    // thread at most).
+    if (leaving_.size() >= 16) std::erase_if(leaving_, [this](int tid) { return host_thread_gone(tid); });
+    leaving_.push_back(t->tid());
+  }
   return true;
+}
+
+bool Process::host_thread_gone(int tid) const {
+  return ::syscall(SYS_tgkill, host_pid(), tid, 0) != 0 && errno == ESRCH;
+}
+
+void Process::settle_leaving_threads() {
+  std::vector<int> tids;
+  {
+    std::lock_guard lk(threads_mu_);
+    tids.swap(leaving_);
+  }
+  // Yields, not sleeps: the guest's timer slack (PR_SET_TIMERSLACK) stretches every sleep of this thread.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (int tid : tids) {
+    while (!host_thread_gone(tid) && std::chrono::steady_clock::now() < give_up) sched_yield();
+  }
 }
 
 size_t Process::thread_count() {
@@ -144,6 +170,7 @@ void Process::after_fork_child(Task* self) {
   set_host_pid(static_cast<int>(::getpid()));
   run_lock().reset_after_fork(&self->cpu());
   threads_.clear();
+  leaving_.clear();  // only the calling thread came through the fork
   self->set_tid(static_cast<int>(::getpid()));
   main_tid_ = self->tid();
   // fork(2): the child starts with no pending signals; its mask and actions are the parent's.

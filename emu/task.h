@@ -163,6 +163,18 @@ class Process {
   void add_thread(Task* t);
   bool remove_thread_unless_last(Task* t);
   size_t thread_count();
+  // Host threads on their way out: a thread that remove_thread_unless_last unregistered, other than the host
+  // process's first (whose host thread stays, as Linux's zombie group leader does), still runs a64run's end
+  // of it (the Task's teardown), then glibc's, and the host counts it as one of the process's threads until
+  // the kernel has reaped it. A host call that needs one thread (unshare or setns of a user namespace:
+  // signals::stop_host_signal_intake) first waits for them here (at most a second): a guest that joined its
+  // last thread would otherwise get EINVAL where Linux gives success. The record is their host thread ids;
+  // one is gone when tgkill(2) of it says ESRCH (the kernel unhashes a thread and takes it out of its
+  // group in the same step, __unhash_process), and only a thread of this process can reuse the id, which
+  // the waiting caller, the guest's only thread, does not start.
+  void settle_leaving_threads();
+  // True once the host thread `tid` of this process is reaped (see settle_leaving_threads).
+  bool host_thread_gone(int tid) const;
   // Idle vCPUs kept for reuse: creating a Unicorn instance costs ~1.6 ms, reusing one microseconds.
   std::unique_ptr<Vcpu> take_vcpu(Task* owner);
   void recycle_vcpu(std::unique_ptr<Vcpu> cpu);
@@ -227,6 +239,7 @@ class Process {
   int main_tid_ = 0;
   std::mutex threads_mu_;
   std::map<int, Task*> threads_;  // GUARDED_BY(threads_mu_)
+  std::vector<int> leaving_;      // GUARDED_BY(threads_mu_); see settle_leaving_threads
   // Declared last, so destroyed first: the idle vCPUs name this process (Vcpu::proc_) until they are gone.
   std::vector<std::unique_ptr<Vcpu>> idle_cpus_;  // GUARDED_BY(threads_mu_)
 };

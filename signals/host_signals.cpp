@@ -360,19 +360,24 @@ bool stop_host_signal_intake(emu::Process& proc) {
   const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
   if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
   if (!may_start_threads()) return false;  // it could not come back
+  proc.settle_leaving_threads();  // threads of the guest that have ended may still be on their way out
   const int before = host_thread_count();
   if (before != 3)
     return false;  // threads besides the caller, the intake thread and its worker: it fails anyway
+  const int worker = __atomic_load_n(&in.worker, __ATOMIC_ACQUIRE);
   siginfo_t m = marker(kQuitMagic, 0);
   if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
-  // The thread has returned; the host counts it until the kernel has reaped it (a few microseconds). Other
-  // host threads (a CLONE_VM child's helper) stay: then the call gets the host's multithreaded answer, and
-  // this wait must not outlast the intake thread's own end (100 ms at most). Measured on the clock, with
-  // yields, not sleeps: the guest's timer slack (prctl PR_SET_TIMERSLACK, the host thread's own) stretches
-  // every sleep of this thread, to seconds if the guest asks.
+  // Both threads have returned; the host counts them until the kernel has reaped them (a few
+  // microseconds): tgkill's ESRCH says so (emu::Process::host_thread_gone). Not the count of /proc/self/task:
+  // a listing made while a thread exits can leave out one that is still there (seen under ASan: 1, then 2).
+  // The wait is bounded (100 ms) by the clock, with yields, not sleeps: the guest's timer slack (prctl
+  // PR_SET_TIMERSLACK, the host thread's own) stretches every sleep of this thread, to seconds if the guest
+  // asks.
   const uint64_t give_up = now_ns() + 100'000'000;
-  while (host_thread_count() > before - 2 && now_ns() < give_up) sched_yield();
+  while (!(proc.host_thread_gone(tid) && (worker == 0 || proc.host_thread_gone(worker))) &&
+         now_ns() < give_up)
+    sched_yield();
   return true;
 }
 

@@ -56,8 +56,9 @@ void restart_host_signal_intake(emu::Process& proc);
 void block_after_thread_start();
 // For a host call that needs the process single-threaded (unshare and setns of a user namespace), from the
 // guest's only thread, which must block every host signal first: ends the intake thread and waits until
-// the host process has one thread left. False (the intake thread kept) when that cannot be done (another
-// host thread; a PID namespace for the children, after which no thread could start again); after a
+// the host process has one thread left. The host threads of guest threads that have ended are waited for
+// first (emu::Process::settle_leaving_threads). False (the intake thread kept) when that cannot be done
+// (another host thread; a PID namespace for the children, after which no thread could start again); after a
 // true, restart_host_signal_intake makes the next one. Nothing is lost meanwhile: the host sends only
 // process-directed signals (kill, SIGCHLD, the timers', mq_notify's), which wait in the process's queue,
 // and the only signals aimed at the intake thread's tid are a64run's markers, which the calling thread,

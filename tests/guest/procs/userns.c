@@ -277,7 +277,7 @@ static void mapped_later(void) {
 }
 
 static void after_threads(void) {
-  for (int round = 0; round < 10; round++) {
+  for (int round = 0; round < 100; round++) {
     pid_t pid = fork();
     if (pid == 0) _exit(child_after_threads());
     int status;

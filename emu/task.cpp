@@ -64,17 +64,26 @@ bool Process::host_thread_gone(int tid) const {
   return ::syscall(SYS_tgkill, host_pid(), tid, 0) != 0 && errno == ESRCH;
 }
 
+bool Process::wait_host_threads_gone(std::span<const int> tids, std::chrono::nanoseconds bound) const {
+  // Yields, not sleeps: the guest's timer slack (PR_SET_TIMERSLACK, the host thread's own) stretches every
+  // sleep of this thread, to seconds if the guest asks.
+  const auto give_up = std::chrono::steady_clock::now() + bound;
+  for (int tid : tids) {
+    while (tid != 0 && !host_thread_gone(tid)) {
+      if (std::chrono::steady_clock::now() >= give_up) return false;
+      sched_yield();
+    }
+  }
+  return true;
+}
+
 void Process::settle_leaving_threads() {
   std::vector<int> tids;
   {
     std::lock_guard lk(threads_mu_);
     tids.swap(leaving_);
   }
-  // Yields, not sleeps: the guest's timer slack (PR_SET_TIMERSLACK) stretches every sleep of this thread.
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
-  for (int tid : tids) {
-    while (!host_thread_gone(tid) && std::chrono::steady_clock::now() < give_up) sched_yield();
-  }
+  (void)wait_host_threads_gone(tids, std::chrono::seconds(1));
 }
 
 size_t Process::thread_count() {

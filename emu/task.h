@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -173,8 +175,9 @@ class Process {
   // group in the same step, __unhash_process), and only a thread of this process can reuse the id, which
   // the waiting caller, the guest's only thread, does not start.
   void settle_leaving_threads();
-  // True once the host thread `tid` of this process is reaped (see settle_leaving_threads).
-  bool host_thread_gone(int tid) const;
+  // Yields until every host thread of this process named in `tids` (0 names none) is reaped, or `bound` has
+  // passed: false then. Reaped is tgkill(2)'s ESRCH (see settle_leaving_threads).
+  bool wait_host_threads_gone(std::span<const int> tids, std::chrono::nanoseconds bound) const;
   // Idle vCPUs kept for reuse: creating a Unicorn instance costs ~1.6 ms, reusing one microseconds.
   std::unique_ptr<Vcpu> take_vcpu(Task* owner);
   void recycle_vcpu(std::unique_ptr<Vcpu> cpu);
@@ -221,6 +224,7 @@ class Process {
 
  private:
   void join_family();
+  bool host_thread_gone(int tid) const;
   // True for the one caller that ends the process (its own thread or a relative); false for every later one.
   bool claim_death() { return !death_claimed_.exchange(true, std::memory_order_acq_rel); }
   // Asks every thread but the one with host id `except` to park at a safe point, and waits until each has.

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 
@@ -369,15 +370,10 @@ bool stop_host_signal_intake(emu::Process& proc) {
   if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();
   // Both threads have returned; the host counts them until the kernel has reaped them (a few
-  // microseconds): tgkill's ESRCH says so (emu::Process::host_thread_gone). Not the count of /proc/self/task:
-  // a listing made while a thread exits can leave out one that is still there (seen under ASan: 1, then 2).
-  // The wait is bounded (100 ms) by the clock, with yields, not sleeps: the guest's timer slack (prctl
-  // PR_SET_TIMERSLACK, the host thread's own) stretches every sleep of this thread, to seconds if the guest
-  // asks.
-  const uint64_t give_up = now_ns() + 100'000'000;
-  while (!(proc.host_thread_gone(tid) && (worker == 0 || proc.host_thread_gone(worker))) &&
-         now_ns() < give_up)
-    sched_yield();
+  // microseconds). Not the count of /proc/self/task: a listing made while a thread exits can leave out one
+  // that is still there (seen under ASan: 1, then 2). At most 100 ms.
+  const int ids[] = {tid, worker};
+  (void)proc.wait_host_threads_gone(ids, std::chrono::milliseconds(100));
   return true;
 }
 

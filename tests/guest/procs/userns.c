@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -62,6 +63,21 @@ static void* idle(void* arg) {
 // multithreaded process), 3 anything else.
 static int unshare_failure(void) {
   return errno == EPERM || errno == ENOSPC ? 2 : errno == EINVAL ? 6 : 3;
+}
+
+// The parent's side: true (and a note) for a child's exit status that leaves its case out: 2, not allowed
+// here (`why`), or 6 under qemu-aarch64 7.2, which runs an RCU thread in every process, so that `call` is
+// EINVAL there.
+static bool left_out(int status, const char* why, const char* call) {
+  if (WEXITSTATUS(status) == 2) {
+    NOTE("%s", why);
+    return true;
+  }
+  if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
+    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: %s is EINVAL there", call);
+    return true;
+  }
+  return false;
 }
 
 // In a child: unshare a user namespace, then take a signal another process sends. Exit status 0: done,
@@ -158,11 +174,8 @@ static void unshare_pid(sigset_t* set) {
   int status;
   CHECK_EQ(waitpid(pid, &status, 0), pid);
   REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 2) {
-    NOTE("user and PID namespaces are not allowed here: unshare of both is left out");
-  } else if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
-    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
-  } else {
+  if (!left_out(status, "user and PID namespaces are not allowed here: unshare of both is left out",
+                "unshare(CLONE_NEWUSER)")) {
     CHECK_EQ(s, SIGUSR2);
     CHECK_EQ(WEXITSTATUS(status), 0);
   }
@@ -265,11 +278,10 @@ static void mapped_later(void) {
   int status;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 2 || WEXITSTATUS(status) == 10) {
-    NOTE("user namespaces or their uid maps are not allowed here: a map written later is not checked");
-  } else if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
-    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
-  } else {
+  if (WEXITSTATUS(status) == 10) {
+    NOTE("uid maps are not allowed here: a map written later is not checked");
+  } else if (!left_out(status, "user namespaces are not allowed here: a map written later is not checked",
+                       "unshare(CLONE_NEWUSER)")) {
     CHECK_EQ(WEXITSTATUS(status), 0);
   }
   close(ask[0]);
@@ -283,14 +295,9 @@ static void after_threads(void) {
     int status;
     REQUIRE(waitpid(pid, &status, 0) == pid);
     REQUIRE(WIFEXITED(status));
-    if (WEXITSTATUS(status) == 2) {
-      NOTE("user namespaces are not allowed here: unshare after joined threads is not checked");
+    if (left_out(status, "user namespaces are not allowed here: unshare after joined threads is not checked",
+                 "unshare(CLONE_NEWUSER)"))
       return;
-    }
-    if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
-      NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
-      return;
-    }
     if (!CHECK_EQ(WEXITSTATUS(status), 0)) NOTE("round %d", round);
   }
 }
@@ -311,13 +318,9 @@ static void stress(sigset_t* set) {
   int status;
   CHECK_EQ(waitpid(pid, &status, 0), pid);
   REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 2) {
-    NOTE("setns into a mount namespace is not allowed here: the stress is left out");
-  } else if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
-    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: setns of a mount namespace is EINVAL there");
-  } else {
+  if (!left_out(status, "setns into a mount namespace is not allowed here: the stress is left out",
+                "setns of a mount namespace"))
     CHECK_EQ(WEXITSTATUS(status), 0);
-  }
 }
 
 int main(void) {
@@ -344,12 +347,9 @@ int main(void) {
   }
   waitpid(pid, &status, 0);
   REQUIRE(WIFEXITED(status));
-  if (WEXITSTATUS(status) == 2) {
-    CHECK_EQ(s, SIGUSR2);
-    NOTE("user namespaces are not allowed here: only the multithreaded case is checked");
-  } else if (WEXITSTATUS(status) == 6 && on_reference_qemu()) {
-    NOTE("qemu-aarch64 7.2 runs an RCU thread in every process: unshare(CLONE_NEWUSER) is EINVAL there");
-  } else {
+  if (WEXITSTATUS(status) == 2) CHECK_EQ(s, SIGUSR2);  // the child refused, then said so
+  if (!left_out(status, "user namespaces are not allowed here: only the multithreaded case is checked",
+                "unshare(CLONE_NEWUSER)")) {
     CHECK_EQ(s, SIGUSR2);
     CHECK_EQ(WEXITSTATUS(status), 0);
     if (joined == 2) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "emu/code_gate.h"
+#include "emu/tb_share.h"
 
 namespace emu {
 
@@ -219,6 +220,8 @@ class AddressSpace {
   std::shared_mutex& lock() const { return mu_; }
   // Stops the vCPUs around changes that take pages or code away (emu/code_gate.h).
   CodeGate& gate() { return gate_; }
+  // The translated blocks its vCPUs share (emu/tb_share.h).
+  TbShare& tb_share() { return tb_share_; }
   // In a fork child, where the lock was held exclusively by the forking thread: glibc's rwlock records the
   // writer's tid, which changed, so the lock is made anew instead of unlocked.
   void reset_lock_after_fork() { new (&mu_) std::shared_mutex(); }
@@ -303,6 +306,7 @@ class AddressSpace {
   uint8_t* const base_;
   const uint64_t size_;
   CodeGate gate_;
+  TbShare tb_share_;
   uint64_t mmap_top_ = 0;
 
   mutable std::shared_mutex mu_;

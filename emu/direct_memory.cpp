@@ -127,7 +127,7 @@ constexpr int kMoAmask = 0x70;  // any alignment requirement (MO_ALIGN, MO_ALIGN
 extern "C" {
 void tcg_context_init_aarch64(void* s);
 void* tcg_emit_op_aarch64(void* s, int opc);
-bool cpu_restore_state_aarch64(void* cpu, uintptr_t host_pc, bool will_exit);
+bool __real_cpu_restore_state_aarch64(void* cpu, uintptr_t host_pc, bool will_exit);
 bool unicorn_fill_tlb_aarch64(void* cs, uint64_t address, int size, int rw, int mmu_idx, bool probe,
                               uintptr_t retaddr);
 void cpu_exit(void* cpu);
@@ -169,7 +169,7 @@ bool code_layout_ok() {
                                               0x40, 0x08, 0x00, 0x00, 0x00, 0x00, 0x48, 0x89, 0x02, 0x48,
                                               0x8d, 0x50, 0x08, 0x48, 0x89, 0x97, 0x90, 0x73, 0x00, 0x00};
     const void* emit = reinterpret_cast<const void*>(&tcg_emit_op_aarch64);
-    const void* restore = reinterpret_cast<const void*>(&cpu_restore_state_aarch64);
+    const void* restore = reinterpret_cast<const void*>(&__real_cpu_restore_state_aarch64);
     const void* fill = reinterpret_cast<const void*>(&unicorn_fill_tlb_aarch64);
     const void* init = reinterpret_cast<const void*>(&tcg_context_init_aarch64);
     return code_has(restore, 0x40, kRestore, sizeof kRestore) &&

@@ -206,6 +206,16 @@ int vfork_child_main(void* arg) {
   _exit(0);
 }
 
+// A relative is about to run in this memory: the vCPUs share translated blocks no more (emu/tb_share.cpp,
+// invariant 6), and each drops its translations, which may chain into another engine's buffer, before it
+// runs guest code again.
+void stop_sharing_blocks(AddressSpace& as) {
+  if (!as.tb_share().on()) return;
+  CodeGate::Closed closed(as.gate());
+  as.tb_share().turn_off();
+  as.invalidate_code();
+}
+
 // CLONE_VM|CLONE_VFORK: the child is a host process in the emulator's own address space (as glibc's
 // posix_spawn does natively), so the guest's writes in the child are the parent's. The calling host thread
 // is suspended by the kernel until the child execs or exits. The child is a guest process of its own (a
@@ -214,6 +224,7 @@ int vfork_child_main(void* arg) {
 int64_t vfork_shared(Task& t, const ForkRequest& r) {
   void* stack = map_child_stack(kVforkStack, 0);
   if (stack == MAP_FAILED) return -ENOMEM;
+  stop_sharing_blocks(t.proc().as());
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
   VforkChild c{&t, first_child_thread(t, *proc), r};
   int pid;
@@ -321,6 +332,7 @@ void* vm_helper_main(void* arg) {
 int64_t vm_clone(Task& t, const ForkRequest& r) {
   void* stack = map_child_stack(kVmChildStack, MAP_NORESERVE);
   if (stack == MAP_FAILED) return -ENOMEM;
+  stop_sharing_blocks(t.proc().as());
   auto* proc = new Process(t.proc(), (r.flags & CLONE_SIGHAND) != 0);
   // (The altstack is not inherited: a new Task has none, as CLONE_VM without CLONE_VFORK clears it.)
   Task* task = first_child_thread(t, *proc);

@@ -162,9 +162,11 @@ void Process::prepare_fork() {
   as().lock().lock();
   run_lock().lock_internal();
   signals::Park::lock_pool();
+  as().tb_share().prepare_fork();
 }
 
 void Process::after_fork_parent() {
+  as().tb_share().after_fork_parent();
   signals::Park::unlock_pool();
   run_lock().unlock_internal();
   as().lock().unlock();
@@ -174,6 +176,11 @@ void Process::after_fork_parent() {
 }
 
 void Process::after_fork_child(Task* self) {
+  {
+    std::vector<int> sharing{self->cpu().share_slot()};
+    for (const auto& v : idle_cpus_) sharing.push_back(v->share_slot());
+    if (as().tb_share().after_fork_child(sharing)) as().invalidate_code();  // alone: no gate to close
+  }
   signals::Park::unlock_pool();
   if (gdb::enabled()) gdb::after_fork_child();  // a forked child runs without the debugger
   set_host_pid(static_cast<int>(::getpid()));

@@ -24,7 +24,9 @@
 #include "emu/run_lock.h"
 #include "emu/task.h"
 #include "emu/tb_lookup.h"
+#include "emu/unicorn_layout.h"
 #include "emu/vreg_forwarding.h"
+#include "gdb/hooks.h"
 #include "signals/host_signals.h"
 #include "signals/park.h"
 #include "signals/signals.h"
@@ -132,6 +134,13 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   check(uc_ctl_exits_enable(uc_), "uc_ctl_exits_enable");  // FPEN: FP/SIMD without traps
   synced_generation_ = as_.generation();
   synced_code_generation_ = as_.code_generation();
+  // Block sharing needs every block free of engine constants and within a rel32 jump of every member's
+  // buffer (emu/tb_share.cpp, invariant 4).
+  if (TbShare::enabled() && kicks_ && host_faults_ok_ && near_code_ && !gdb::enabled()) {
+    void* ctx = unicorn::field<void*>(uc_, unicorn::kUcTcgCtx);
+    share_slot_ = as_.tb_share().join(uc_, unicorn::field<uintptr_t>(ctx, unicorn::kCtxCodeGenBuffer),
+                                      unicorn::field<size_t>(ctx, unicorn::kCtxCodeGenBufferSize));
+  }
   tlb_size_estimate_ = kTlbInitialEntries;
   window_start_ns_ = signals::now_ns();
   as_.gate().add(this);
@@ -139,7 +148,8 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
 
 Vcpu::~Vcpu() {
   as_.gate().remove(this);
-  if (uc_) uc_close(uc_);
+  // An engine another member ran blocks of stays open (tb_share.cpp, invariant 2).
+  if (uc_ && (share_slot_ < 0 || as_.tb_share().leave(share_slot_))) uc_close(uc_);
 }
 
 uint64_t Vcpu::reg(int uc_reg) const {
@@ -356,7 +366,9 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
 // SYS instructions: `ic ivau` / `ic iallu(is)` announce new code. Stores into code by another vCPU or
 // through another mapping are invisible to this vCPU's JIT, so every vCPU drops its translations.
 uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, void* opaque) {
-  auto* self = static_cast<Vcpu*>(opaque);
+  // The vCPU this thread runs: a shared block carries the hook of the engine that translated it, whose
+  // user data is that engine's vCPU (tb_share.cpp, invariant 4).
+  Vcpu* self = t_running != nullptr && t_running->uc_ == uc ? t_running : static_cast<Vcpu*>(opaque);
   const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
                   ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
   if (ic) {
@@ -387,6 +399,35 @@ void Vcpu::sync_memory() {
     synced_code_generation_ = code_gen;
     check(uc_ctl_flush_tb(uc_), "uc_ctl_flush_tb");
   }
+}
+
+bool Vcpu::running_sharing(const void* uc, Sharing* s) {
+  Vcpu* self = t_running;
+  if (self == nullptr || self->uc_ != uc || self->share_slot_ < 0 || gdb::enabled() ||
+      !self->as_.tb_share().on())
+    return false;
+  s->share = &self->as_.tb_share();
+  s->slot = self->share_slot_;
+  s->code_gen = self->synced_code_generation_;
+  return true;
+}
+
+void Vcpu::share_buffer_full(const void* ctx) {
+  Vcpu* self = t_running;
+  if (self == nullptr || self->share_slot_ < 0 || engine_tcg_context(self->uc_) != ctx || gdb::enabled())
+    return;
+  // As on_sys for `ic ivau`: out of guest code, then every other vCPU too.
+  self->in_code_.store(false, std::memory_order_seq_cst);
+  {
+    CodeGate::Closed closed(self->as_.gate());
+    self->as_.invalidate_code();
+  }
+  if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
+  uc_emu_stop(self->uc_);
+}
+
+bool Vcpu::in_translated_code(uintptr_t pc) const {
+  return in_code_buffer(uc_, pc) || (share_slot_ >= 0 && as_.tb_share().slot_of(pc) >= 0);
 }
 
 const void* Vcpu::running_engine() {
@@ -432,9 +473,9 @@ __attribute__((no_sanitize("thread", "address"))) void Vcpu::take_host_fault(int
   const auto base = reinterpret_cast<uintptr_t>(self->as_.base());
   if (host < base || host - base >= self->as_.size() + AddressSpace::kGuardSize) return;
   const auto pc = static_cast<uintptr_t>(ctx.uc_mcontext.gregs[REG_RIP]);
-  const bool in_code = in_code_buffer(self->uc_, pc);
+  const bool in_code = self->in_translated_code(pc);
   const uintptr_t helper_ra = in_code ? 0 : helper_return();
-  if (!in_code && (helper_ra == 0 || !in_code_buffer(self->uc_, helper_ra))) return;
+  if (!in_code && (helper_ra == 0 || !self->in_translated_code(helper_ra))) return;
   constexpr greg_t kPfWrite = 2;  // x86 page-fault error code: the access was a write
   self->fault_ = StopInfo{};
   self->fault_.kind = StopKind::kFault;

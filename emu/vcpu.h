@@ -126,6 +126,23 @@ class Vcpu {
   static const void* running_engine();
   // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
   static bool running_stops_by_kick(const void* uc);
+  // Block sharing (emu/tb_share.cpp), for the translator's wrappers: when `uc` is the engine of the vCPU this
+  // thread runs and that vCPU is a member of its address space's TbShare, fills `s` (the table, the
+  // member's slot, the code generation its translations belong to) and returns true.
+  struct Sharing {
+    TbShare* share = nullptr;
+    int slot = -1;
+    uint64_t code_gen = 0;
+  };
+  static bool running_sharing(const void* uc, Sharing* s);
+  // The code buffer of `ctx`, the running vCPU's engine, is full and tb_gen_code is about to flush it: if
+  // the vCPU is a member, every vCPU of the address space leaves guest code and the code generation moves
+  // (tb_share.cpp, invariant 1), and this vCPU leaves uc_emu_start.
+  static void share_buffer_full(const void* ctx);
+  // The member slot of this vCPU's engine, or -1.
+  int share_slot() const { return share_slot_; }
+  // True if `pc` lies in translated code this vCPU may run: its engine's buffer or a member's.
+  bool in_translated_code(uintptr_t pc) const;
 
   // Direct guest memory access (emu/direct_memory.cpp): this vCPU's translations load and store at the
   // window's base + address, not through the softmmu TLB and its fill hook. On when the engine's layout
@@ -221,6 +238,7 @@ class Vcpu {
   bool direct_ok_ = false;       // ... and direct access is wanted (prepare_direct_memory)
   bool direct_ = false;          // translations access the window directly
   bool near_code_ = false;       // the translation buffer is within a rel32 call of every helper
+  int share_slot_ = -1;          // the engine's slot in as_.tb_share(), -1 when not a member
   uint32_t host_retries_ = 0;    // host faults in a row at retry_addr_ that the address space then allowed
   uint64_t retry_addr_ = 0;      // the guest address of the last such fault
   StopInfo stop_;

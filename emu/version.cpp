@@ -141,6 +141,12 @@ std::string version_report() {
                      : code_lies_low() ? " (no free slot: helpers are called through a constant pool)"
                                        : " (a position-independent build: helpers are called through a "
                                          "constant pool)");
+  const bool shared = TbShare::enabled() && f.kicks && f.near_code;
+  out +=
+      fmt::format("  shared blocks: {}{}\n", yes_no(shared),
+                  shared ? " (a thread runs the blocks another thread of its process translated)"
+                  : set("A64RUN_NO_SHARED_TB") ? " (A64RUN_NO_SHARED_TB: each thread translates for itself)"
+                                               : " (each thread translates for itself)");
   out += fmt::format("  FP helper calls: {}{}\n", yes_no(f.fp_calls),
                      f.fp_calls ? " (guest registers stay in host registers across them)"
                                 : " (guest registers are stored before them and loaded after)");

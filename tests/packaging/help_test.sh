@@ -43,11 +43,15 @@ warnings="$(groff -man -Tutf8 -ww -z "$src/packaging/a64run.1" 2>&1)"
 version="$("$a64run" --version)"
 # A position-independent build (ThreadSanitizer's) has its code too high for the code buffer's slots.
 near="near helpers: yes \(translated code calls helpers with a direct call\)"
-if LC_ALL=C readelf -h "$a64run" | grep -q "Type: *DYN"; then near="near helpers: no \(a position-independent build"; fi
+shared="shared blocks: yes"
+if LC_ALL=C readelf -h "$a64run" | grep -q "Type: *DYN"; then
+  near="near helpers: no \(a position-independent build"
+  shared="shared blocks: no \(each thread"
+fi
 for want in "^a64run [0-9]+\.[0-9]+\.[0-9]+$" "^Unicorn 2\.1\.1 .*Capstone 5\.0\.7$" \
   "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)" \
   "direct memory access: yes" "host FPU: yes" "short block lookup: yes" "huge pages: (yes|no \(the host)" \
-  "lazy flags: yes" "$near" "FP helper calls: yes" "V register forwarding: yes"; do
+  "lazy flags: yes" "$near" "FP helper calls: yes" "V register forwarding: yes" "$shared"; do
   grep -qE -- "$want" <<< "$version" || fail "--version lacks /$want/: $version"
 done
 slow="$(A64RUN_SERIAL=1 A64RUN_BLOCK_HOOK=1 "$a64run" --version)"
@@ -57,9 +61,10 @@ soft="$(A64RUN_SOFTMMU=1 A64RUN_SOFTFLOAT=1 A64RUN_SLOW_LOOKUP=1 "$a64run" --ver
 grep -q "direct memory access: no (A64RUN_SOFTMMU" <<< "$soft" || fail "A64RUN_SOFTMMU not reported: $soft"
 grep -q "host FPU: no (A64RUN_SOFTFLOAT" <<< "$soft" || fail "A64RUN_SOFTFLOAT not reported: $soft"
 grep -q "short block lookup: no (A64RUN_SLOW_LOOKUP" <<< "$soft" || fail "A64RUN_SLOW_LOOKUP not reported: $soft"
-diag="$(A64RUN_EAGER_FLAGS=1 A64RUN_NO_FORWARD=1 "$a64run" --version)"
+diag="$(A64RUN_EAGER_FLAGS=1 A64RUN_NO_FORWARD=1 A64RUN_NO_SHARED_TB=1 "$a64run" --version)"
 grep -q "lazy flags: no (A64RUN_EAGER_FLAGS" <<< "$diag" || fail "A64RUN_EAGER_FLAGS not reported: $diag"
 grep -q "V register forwarding: no (A64RUN_NO_FORWARD" <<< "$diag" || fail "A64RUN_NO_FORWARD not reported: $diag"
+grep -q "shared blocks: no (A64RUN_NO_SHARED_TB" <<< "$diag" || fail "A64RUN_NO_SHARED_TB not reported: $diag"
 small="$(A64RUN_SMALL_PAGES=1 "$a64run" --version)"
 grep -q "huge pages: no (A64RUN_SMALL_PAGES" <<< "$small" || fail "A64RUN_SMALL_PAGES not reported: $small"
 

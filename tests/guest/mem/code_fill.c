@@ -17,9 +17,10 @@ enum {
   kInsnsPerChunk = 64,  // 31 x (ldr x9, [x1]; add x0, x0, x9), add x2, x2, #1, b .+4
   kPairsPerChunk = 31,
   kChunksPerPage = kPage / 4 / kInsnsPerChunk,
-  // Unicorn makes 52-70 KiB of x86-64 code of each 4 KiB page of this code (measured), so the first call
-  // alone translates 40-53 MiB, past a64run's 32 MiB translation buffer.
-  kPages = 768,
+  // Unicorn makes 52-70 KiB of x86-64 code of each 4 KiB page of this code through the softmmu TLB
+  // (measured), so the first call alone translates 40-53 MiB, past a64run's 32 MiB translation buffer;
+  // with loads straight to the guest window it makes about 21 KiB, so 2048 pages fill it.
+  kPages = 2048,
 };
 
 static const uint32_t kLdrX9X1 = 0xf9400029u;     // ldr x9, [x1]

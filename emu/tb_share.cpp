@@ -47,6 +47,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "emu/direct_memory.h"
 #include "emu/unicorn_layout.h"
 #include "emu/vcpu.h"
 
@@ -287,11 +288,8 @@ void __wrap_tcg_tb_insert_aarch64(void* ctx, void* tb) {
 // Invariant 3. Runs in the host fault handler too (emu/direct_memory.cpp leave_at): no allocation, and the
 // only lock is another member's index lock.
 bool __wrap_cpu_restore_state_aarch64(void* cpu, uintptr_t host_pc, bool will_exit) {
-  void* uc = emu::unicorn::field<void*>(cpu, emu::unicorn::kCpuUc);
-  void* ctx = emu::unicorn::field<void*>(uc, emu::unicorn::kUcTcgCtx);
-  const auto buf = emu::unicorn::field<uintptr_t>(ctx, emu::unicorn::kCtxCodeGenBuffer);
-  if (host_pc - buf < emu::unicorn::field<size_t>(ctx, emu::unicorn::kCtxCodeGenBufferSize))
-    return __real_cpu_restore_state_aarch64(cpu, host_pc, will_exit);
+  auto* uc = emu::unicorn::field<uc_engine*>(cpu, emu::unicorn::kCpuUc);
+  if (emu::in_code_buffer(uc, host_pc)) return __real_cpu_restore_state_aarch64(cpu, host_pc, will_exit);
   emu::Vcpu::Sharing s;
   if (!emu::Vcpu::running_sharing(uc, &s)) return false;
   const int owner = s.share->slot_of(host_pc);

@@ -30,7 +30,8 @@ class TbShare {
     }
   };
 
-  // True when this build shares blocks (the translator wraps checked out, A64RUN_NO_SHARED_TB unset).
+  // True when this build can share blocks (Unicorn linked in, so the translator is wrapped) and
+  // A64RUN_NO_SHARED_TB is unset; each engine is checked when it joins (Vcpu's constructor).
   static bool enabled();
 
   // False once a process that shares this memory (a CLONE_VM relative, a vfork child) has existed.

@@ -371,18 +371,20 @@ uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, vo
   Vcpu* self = t_running != nullptr && t_running->uc_ == uc ? t_running : static_cast<Vcpu*>(opaque);
   const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
                   ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
-  if (ic) {
-    // Every other vCPU leaves guest code before its translations are declared stale (CodeGate): once this
-    // thread goes on, none runs an old translation of the new code.
-    self->in_code_.store(false, std::memory_order_seq_cst);
-    {
-      CodeGate::Closed closed(self->as_.gate());
-      self->as_.invalidate_code();
-    }
-    if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
-    uc_emu_stop(uc);
-  }
+  if (ic) self->invalidate_code_from_code();
   return 0;
+}
+
+void Vcpu::invalidate_code_from_code() {
+  // Every other vCPU leaves guest code before its translations are declared stale (CodeGate): once this
+  // thread goes on, none runs an old translation.
+  in_code_.store(false, std::memory_order_seq_cst);
+  {
+    CodeGate::Closed closed(as_.gate());
+    as_.invalidate_code();
+  }
+  if (stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;
+  uc_emu_stop(uc_);
 }
 
 void Vcpu::stop(StopKind kind) {
@@ -416,14 +418,7 @@ void Vcpu::share_buffer_full(const void* ctx) {
   Vcpu* self = t_running;
   if (self == nullptr || self->share_slot_ < 0 || engine_tcg_context(self->uc_) != ctx || gdb::enabled())
     return;
-  // As on_sys for `ic ivau`: out of guest code, then every other vCPU too.
-  self->in_code_.store(false, std::memory_order_seq_cst);
-  {
-    CodeGate::Closed closed(self->as_.gate());
-    self->as_.invalidate_code();
-  }
-  if (self->stop_.kind == StopKind::kNone) self->stop_.kind = StopKind::kRequest;
-  uc_emu_stop(self->uc_);
+  self->invalidate_code_from_code();  // as for `ic ivau`
 }
 
 bool Vcpu::in_translated_code(uintptr_t pc) const {

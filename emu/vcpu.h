@@ -215,6 +215,9 @@ class Vcpu {
   void flush_tlb();
   // fault_ came from the host: decides what the guest gets (false: the access is allowed now, run again).
   bool classify_host_fault();
+  // From a hook inside uc_emu_start (on_sys, share_buffer_full): this vCPU leaves guest code, every other
+  // one is stopped while the code generation moves, and this one leaves uc_emu_start to resync.
+  void invalidate_code_from_code();
 
   AddressSpace& as_;
   std::atomic<Task*> task_;

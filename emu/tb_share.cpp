@@ -10,7 +10,11 @@
 // in translate-all.c) first asks TbShare for another member's block with the same key (pc, cs_base, flags,
 // cflags) made at the same code generation; it runs that block. Unicorn then keeps it in the member's jump
 // cache and chains blocks to it and from it (tb_add_jump patches a rel32 jump: every member's buffer lies
-// in the slots of emu/code_placement.cpp, so any two are within reach).
+// in the slots of emu/code_placement.cpp, so any two are within reach). The wrapper also puts it in the
+// member's own table of blocks (its qht, where tb_link_page puts the member's own blocks), so that the
+// next lookup that misses the jump cache finds it there, as it finds the member's own blocks. Without it,
+// every such miss left the block for tb_gen_code and find: the jump cache has 1,024 slots for aligned
+// PCs, and a Go signal.Notify round trip missed it about ten times for blocks of other members.
 //
 // Invariants.
 // 1. A block handed out is valid memory with unchanged code for as long as any vCPU may reach it (through a
@@ -40,6 +44,12 @@
 //    child, a vfork child: other host processes in this memory) only 20 ms, since that process may be
 //    stopped or killed; a relative that then runs on would run a block another member has flushed. So
 //    the first relative turns sharing off for the address space (emu/process_fork.cpp), before it runs.
+// 7. A taken block enters the taker's qht, never its page lists (tb_page_add links a block through the
+//    block's own page_next fields, which its owner's page lists use). The taker's thread alone reads its
+//    qht, from inside guest code, and it flushes its engine on the way in whenever the code generation
+//    moved (1): so no lookup returns a block of an older generation. The flush empties the qht without
+//    reading the blocks (qht_reset), and the taker's single-block invalidation walks only its own page
+//    lists and host-PC index, where a taken block never is.
 #include "emu/tb_share.h"
 
 #include <sched.h>
@@ -60,10 +70,12 @@ constexpr uint32_t kCfNoCache = 0x00010000;  // CF_NOCACHE: a one-off block, fre
 constexpr size_t kTbPc = 0x0;
 constexpr size_t kTbIcount = 0x16;
 constexpr size_t kTbCflags = 0x18;
-constexpr size_t kTbCode = 0x20;      // tc.ptr
-constexpr size_t kTbCodeSize = 0x28;  // tc.size
-constexpr int kInsnStartWords = 3;    // TARGET_INSN_START_WORDS: pc, condexec bits, syndrome
-constexpr uintptr_t kGetpcAdj = 2;    // GETPC_ADJ
+constexpr size_t kTbCode = 0x20;         // tc.ptr
+constexpr size_t kTbCodeSize = 0x28;     // tc.size
+constexpr size_t kTbHash = 0x98;         // hash: Unicorn keeps the block's qht hash in it
+constexpr int kInsnStartWords = 3;       // TARGET_INSN_START_WORDS: pc, condexec bits, syndrome
+constexpr size_t kCtxTbHtable = 0xa8b8;  // TCGContext.tb_ctx.htable
+constexpr uintptr_t kGetpcAdj = 2;       // GETPC_ADJ
 
 void spin_lock(std::atomic<uint32_t>& l) {
   while (l.exchange(1, std::memory_order_acquire) != 0) {
@@ -201,6 +213,8 @@ void __real_tcg_tb_insert_aarch64(void* ctx, void* tb);
 bool __real_cpu_restore_state_aarch64(void* cpu, uintptr_t host_pc, bool will_exit);
 void* tcg_tb_lookup_aarch64(void* ctx, uintptr_t tc_ptr);
 void restore_state_to_opc_aarch64(void* env, void* tb, uint64_t* data);
+bool qht_insert(void* uc, void* ht, void* p, uint32_t hash, void** existing);
+void* tb_htable_lookup_aarch64(void* cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, uint32_t cf_mask);
 }
 
 namespace emu {
@@ -249,6 +263,33 @@ bool restore_from_block(void* cpu, void* tb, uintptr_t host_pc) {
   return false;
 }
 
+// tb_link_page (inlined in tb_gen_code) stores a new block's hash at kTbHash and inserts the block into
+// &tcg_ctx->tb_ctx.htable; tb_htable_lookup looks blocks up in that table.
+bool adopt_layout_ok() {
+  static const bool ok = [] {
+    static const unsigned char kStoreHash[] = {0x89, 0x8b, 0x98, 0x00, 0x00, 0x00};  // mov %ecx,0x98(%rbx)
+    static const unsigned char kLeaTable[] = {0x48, 0x8d, 0xb0, 0xb8,
+                                              0xa8, 0x00, 0x00};  // lea 0xa8b8(%rax),%rsi
+    static const unsigned char kAddTable[] = {0x48, 0x81, 0xc6, 0xb8, 0xa8, 0x00, 0x00};  // add $0xa8b8,%rsi
+    const void* gen = reinterpret_cast<const void*>(&__real_tb_gen_code_aarch64);
+    const void* lookup = reinterpret_cast<const void*>(&tb_htable_lookup_aarch64);
+    return unicorn::code_has(gen, 0x1000, kStoreHash, sizeof kStoreHash) &&
+           unicorn::code_has(gen, 0x1000, kLeaTable, sizeof kLeaTable) &&
+           unicorn::code_has(lookup, 0x200, kAddTable, sizeof kAddTable);
+  }();
+  return ok;
+}
+
+// Invariant 7: the block goes into the running engine's qht, under the hash its owner computed (the same
+// key and guest page, so the same hash).
+void adopt(void* cpu, void* tb) {
+  if (!adopt_layout_ok()) return;
+  void* uc = unicorn::field<void*>(cpu, unicorn::kCpuUc);
+  char* ctx = unicorn::field<char*>(uc, unicorn::kUcTcgCtx);
+  void* existing = nullptr;
+  qht_insert(uc, ctx + kCtxTbHtable, tb, unicorn::field<uint32_t>(tb, kTbHash), &existing);
+}
+
 }  // namespace
 }  // namespace emu
 
@@ -259,7 +300,10 @@ void* __wrap_tb_gen_code_aarch64(void* cpu, uint64_t pc, uint64_t cs_base, uint3
   if (!emu::Vcpu::running_sharing(emu::unicorn::field<void*>(cpu, emu::unicorn::kCpuUc), &s))
     return __real_tb_gen_code_aarch64(cpu, pc, cs_base, flags, cflags);
   const emu::TbShare::Key key{pc, cs_base, flags, static_cast<uint32_t>(cflags)};
-  if (void* tb = s.share->find(s.slot, s.code_gen, key)) return tb;
+  if (void* tb = s.share->find(s.slot, s.code_gen, key)) {
+    emu::adopt(cpu, tb);
+    return tb;
+  }
   void* tb = __real_tb_gen_code_aarch64(cpu, pc, cs_base, flags, cflags);
   s.share->record(s.slot, s.code_gen, key, tb);
   return tb;

@@ -7,6 +7,11 @@
 //  - a full translation buffer: one thread runs 3 MiB of straight-line code, more than a translation
 //    buffer holds, while three others run a function whose translation is in that thread's buffer. Every
 //    call must return what the code computes.
+//  - colliding blocks: 16 functions whose addresses share one slot of a vCPU's jump cache (QEMU's
+//    tb_jmp_cache_hash_func), translated by the main thread, called in turn by three threads, so that
+//    every call misses the jump cache and the thread finds the block in its own table (a64run puts a
+//    block it takes from another thread there). Then the main thread rewrites them: the next calls must
+//    return the new values, from no table.
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -202,8 +207,67 @@ static void test_full_buffer(void) {
   CHECK_EQ(atomic_load(&bad_sums), 0);
 }
 
+// --- colliding blocks ---
+
+enum { kColliding = 16, kCollideRounds = 400 };
+typedef uint64_t (*ConstFn)(void);
+static uint32_t* collide_page;
+static atomic_int collide_phase, collide_done, bad_consts;
+
+// Function k at page offset k * 260 (bits 8-11 and 2-5 both k): QEMU's hash takes pc ^ (pc >> 6), so
+// all 16 fall on one slot. movz x0, #(k + base); ret.
+static void write_consts(uint64_t base) {
+  REQUIRE(mprotect(collide_page, kPage, PROT_READ | PROT_WRITE) == 0);
+  for (int k = 0; k < kColliding; k++) {
+    uint32_t* f = collide_page + k * 65;
+    f[0] = 0xd2800000u | (uint32_t)((k + base) << 5);
+    f[1] = 0xd65f03c0u;
+  }
+  __builtin___clear_cache((char*)collide_page, (char*)collide_page + kPage);
+  REQUIRE(mprotect(collide_page, kPage, PROT_READ | PROT_EXEC) == 0);
+}
+
+static uint64_t call_const(int k) {
+  return ((ConstFn)(void*)(collide_page + k * 65))();
+}
+
+static void* collide_thread(void* arg) {
+  (void)arg;
+  for (int phase = 1; phase <= 2; phase++) {
+    while (atomic_load(&collide_phase) < phase) sched_yield();
+    __asm__ volatile("isb" ::: "memory");
+    const uint64_t base = phase == 1 ? 100 : 2000;
+    for (int r = 0; r < kCollideRounds; r++) {
+      for (int k = 0; k < kColliding; k++) {
+        if (call_const(k) != base + (uint64_t)k) atomic_fetch_add(&bad_consts, 1);
+      }
+    }
+    atomic_fetch_add(&collide_done, 1);
+  }
+  return NULL;
+}
+
+static void test_colliding_blocks(void) {
+  collide_page = mmap(NULL, kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(collide_page != MAP_FAILED);
+  write_consts(100);
+  for (int k = 0; k < kColliding; k++) CHECK_EQ(call_const(k), 100 + k);  // the main thread translates
+  pthread_t th[kThreads - 1];
+  for (int i = 0; i < kThreads - 1; i++) REQUIRE(pthread_create(&th[i], NULL, collide_thread, NULL) == 0);
+  atomic_store(&collide_phase, 1);
+  while (atomic_load(&collide_done) < kThreads - 1) sched_yield();
+  write_consts(2000);
+  for (int k = 0; k < kColliding; k++) CHECK_EQ(call_const(k), 2000 + k);
+  atomic_store(&collide_phase, 2);
+  for (int i = 0; i < kThreads - 1; i++) pthread_join(th[i], NULL);
+  CHECK_EQ(atomic_load(&collide_done), 2 * (kThreads - 1));
+  CHECK_EQ(atomic_load(&bad_consts), 0);
+  munmap(collide_page, kPage);
+}
+
 int main(void) {
   test_faults();
   test_full_buffer();
+  test_colliding_blocks();
   return check_done();
 }

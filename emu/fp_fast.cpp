@@ -53,6 +53,7 @@
 #include "emu/fp_fast.h"
 
 #include <immintrin.h>
+#include <sys/platform/x86.h>
 
 #include <atomic>
 #include <cmath>
@@ -199,6 +200,9 @@ bool layout_ok() {
 // The fused multiply-add helpers pass a * b + c to softfloat's muladd with no negation flags: mov %rcx,%r8;
 // xor %ecx,%ecx; jmp (float32_muladd / float64_muladd). FNMADD, FMSUB and FNMSUB flip the operands' signs
 // before the call (translate-a64.c), so one host FMA covers all four.
+// The host's features come from glibc's record (sys/platform/x86.h), which its start filled in: libgcc's
+// __builtin_cpu_supports would add a constructor of a dozen cpuid instructions to every start of a64run,
+// and a cpuid is a trap to the hypervisor in a virtual machine (3.5 us each on the bench's host).
 bool muladd_layout_ok() {
   static const unsigned char kMulAdd[] = {0x49, 0x89, 0xc8, 0x31, 0xc9, 0xe9};
   const auto starts_with = [](const void* fn) {
@@ -210,7 +214,7 @@ bool muladd_layout_ok() {
   };
   return starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladds_aarch64)) &&
          starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladdd_aarch64)) &&
-         __builtin_cpu_supports("fma");
+         CPU_FEATURE_ACTIVE(FMA);
 }
 
 // The conversion helpers, as the wrappers below take them: integer to floating point negates the shift and
@@ -272,7 +276,7 @@ bool minmax_round_layout_ok() {
          straight(&__real_helper_vfp_minnums_aarch64) && straight(&__real_helper_vfp_minnumd_aarch64) &&
          straight(&__real_helper_rints_exact_aarch64) && straight(&__real_helper_rintd_exact_aarch64) &&
          has(&__real_helper_rints_aarch64, 0x20, kFlags, sizeof kFlags) &&
-         has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && __builtin_cpu_supports("sse4.1");
+         has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && CPU_FEATURE_ACTIVE(SSE4_1);
 }
 
 // PSTATE's NZCV as the compare helpers return them (float_rel_to_flags in helper-a64.c).

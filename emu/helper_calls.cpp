@@ -13,7 +13,8 @@
 // The fast paths of emu/fp_fast.cpp, which wrap several of them, keep to the same: they read and write only
 // the float_status.
 //
-// How. The set of those helpers' functions is found once, by name, in the first engine's helper table.
+// How. The set of those helpers' functions is found once in the first engine's helper table, each entry
+// checked against the helper's name.
 // The link wraps tcg_gen_callN, which counts the calls of a translation that go to one of them; when a
 // block has any, the walk of emu/vreg_forwarding.cpp adds TCG_CALL_NO_RWG to each such call op's flags
 // before TCG compiles the block (and a block without any is not walked at all).
@@ -26,18 +27,41 @@
 #include <functional>
 #include <iterator>
 #include <mutex>
-#include <string_view>
 #include <vector>
 
 #include "emu/unicorn_layout.h"
 
 #if A64RUN_WRAP_TRANSLATOR
 
+// The helpers (helper.h and helper-a64.h names) that touch only their operands and a float_status.
+// clang-format off
+#define A64RUN_PURE_HELPERS(X) \
+  X(vfp_adds) X(vfp_addd) X(vfp_subs) X(vfp_subd) X(vfp_muls) X(vfp_muld) X(vfp_divs) X(vfp_divd) \
+  X(vfp_maxs) X(vfp_maxd) X(vfp_mins) X(vfp_mind) X(vfp_maxnums) X(vfp_maxnumd) X(vfp_minnums) \
+  X(vfp_minnumd) X(vfp_muladds) X(vfp_muladdd) X(vfp_sqrts) X(vfp_sqrtd) X(vfp_fcvtds) \
+  X(vfp_fcvtsd) X(vfp_uitoh) X(vfp_uitos) X(vfp_uitod) X(vfp_sitoh) X(vfp_sitos) X(vfp_sitod) \
+  X(vfp_touih) X(vfp_touis) X(vfp_touid) X(vfp_touizh) X(vfp_touizs) X(vfp_touizd) X(vfp_tosih) \
+  X(vfp_tosis) X(vfp_tosid) X(vfp_tosizh) X(vfp_tosizs) X(vfp_tosizd) X(vfp_touhh) X(vfp_toshh) \
+  X(vfp_toulh) X(vfp_toslh) X(vfp_touqh) X(vfp_tosqh) X(vfp_toshs) X(vfp_tosls) X(vfp_tosqs) \
+  X(vfp_touhs) X(vfp_touls) X(vfp_touqs) X(vfp_toshd) X(vfp_tosld) X(vfp_tosqd) X(vfp_touhd) \
+  X(vfp_tould) X(vfp_touqd) X(vfp_shtos) X(vfp_sltos) X(vfp_sqtos) X(vfp_uhtos) X(vfp_ultos) \
+  X(vfp_uqtos) X(vfp_shtod) X(vfp_sltod) X(vfp_sqtod) X(vfp_uhtod) X(vfp_ultod) X(vfp_uqtod) \
+  X(vfp_sltoh) X(vfp_ultoh) X(vfp_sqtoh) X(vfp_uqtoh) X(vfp_cmph_a64) X(vfp_cmpeh_a64) \
+  X(vfp_cmps_a64) X(vfp_cmpes_a64) X(vfp_cmpd_a64) X(vfp_cmped_a64) X(advsimd_addh) \
+  X(advsimd_subh) X(advsimd_mulh) X(advsimd_divh) X(advsimd_ceq_f16) X(advsimd_cge_f16) \
+  X(advsimd_cgt_f16) X(advsimd_acge_f16) X(advsimd_acgt_f16) X(advsimd_mulxh) X(advsimd_muladdh) \
+  X(advsimd_add2h) X(advsimd_sub2h) X(advsimd_mul2h) X(advsimd_div2h) X(advsimd_max2h) \
+  X(advsimd_min2h) X(advsimd_maxnum2h) X(advsimd_minnum2h) X(advsimd_mulx2h) X(advsimd_muladd2h) \
+  X(advsimd_rinth_exact) X(advsimd_rinth) X(advsimd_f16tosinth) X(advsimd_f16touinth) X(sqrt_f16)
+// clang-format on
+
+#define A64RUN_DECLARE(n) void helper_##n##_aarch64();  // HELPER(n): the type does not matter here
 extern "C" {
-using GHFunc = void (*)(void* key, void* value, void* user_data);
-void g_hash_table_foreach(void* table, GHFunc func, void* user_data);
+void* g_hash_table_lookup(void* table, const void* key);
 void __real_tcg_gen_callN_aarch64(void* s, void* func, void* ret, int nargs, void** args);
+A64RUN_PURE_HELPERS(A64RUN_DECLARE)
 }
+#undef A64RUN_DECLARE
 
 namespace emu {
 namespace {
@@ -54,58 +78,14 @@ struct HelperInfo {
 
 constexpr size_t kCtxHelperTable = 0xa8e0;  // TCGContext.helper_table
 
-// The helpers (helper.h and helper-a64.h names) that touch only their operands and a float_status.
-constexpr const char* kPure[] = {"vfp_adds",         "vfp_addd",           "vfp_subs",
-                                 "vfp_subd",         "vfp_muls",           "vfp_muld",
-                                 "vfp_divs",         "vfp_divd",           "vfp_maxs",
-                                 "vfp_maxd",         "vfp_mins",           "vfp_mind",
-                                 "vfp_maxnums",      "vfp_maxnumd",        "vfp_minnums",
-                                 "vfp_minnumd",      "vfp_muladds",        "vfp_muladdd",
-                                 "vfp_sqrts",        "vfp_sqrtd",          "vfp_fcvtds",
-                                 "vfp_fcvtsd",       "vfp_uitoh",          "vfp_uitos",
-                                 "vfp_uitod",        "vfp_sitoh",          "vfp_sitos",
-                                 "vfp_sitod",        "vfp_touih",          "vfp_touis",
-                                 "vfp_touid",        "vfp_touizh",         "vfp_touizs",
-                                 "vfp_touizd",       "vfp_tosih",          "vfp_tosis",
-                                 "vfp_tosid",        "vfp_tosizh",         "vfp_tosizs",
-                                 "vfp_tosizd",       "vfp_touhh",          "vfp_toshh",
-                                 "vfp_toulh",        "vfp_toslh",          "vfp_touqh",
-                                 "vfp_tosqh",        "vfp_toshs",          "vfp_tosls",
-                                 "vfp_tosqs",        "vfp_touhs",          "vfp_touls",
-                                 "vfp_touqs",        "vfp_toshd",          "vfp_tosld",
-                                 "vfp_tosqd",        "vfp_touhd",          "vfp_tould",
-                                 "vfp_touqd",        "vfp_shtos",          "vfp_sltos",
-                                 "vfp_sqtos",        "vfp_uhtos",          "vfp_ultos",
-                                 "vfp_uqtos",        "vfp_shtod",          "vfp_sltod",
-                                 "vfp_sqtod",        "vfp_uhtod",          "vfp_ultod",
-                                 "vfp_uqtod",        "vfp_sltoh",          "vfp_ultoh",
-                                 "vfp_sqtoh",        "vfp_uqtoh",          "vfp_cmph_a64",
-                                 "vfp_cmpeh_a64",    "vfp_cmps_a64",       "vfp_cmpes_a64",
-                                 "vfp_cmpd_a64",     "vfp_cmped_a64",      "advsimd_addh",
-                                 "advsimd_subh",     "advsimd_mulh",       "advsimd_divh",
-                                 "advsimd_ceq_f16",  "advsimd_cge_f16",    "advsimd_cgt_f16",
-                                 "advsimd_acge_f16", "advsimd_acgt_f16",   "advsimd_mulxh",
-                                 "advsimd_muladdh",  "advsimd_add2h",      "advsimd_sub2h",
-                                 "advsimd_mul2h",    "advsimd_div2h",      "advsimd_max2h",
-                                 "advsimd_min2h",    "advsimd_maxnum2h",   "advsimd_minnum2h",
-                                 "advsimd_mulx2h",   "advsimd_muladd2h",   "advsimd_rinth_exact",
-                                 "advsimd_rinth",    "advsimd_f16tosinth", "advsimd_f16touinth",
-                                 "sqrt_f16"};
-constexpr size_t kPureCount = sizeof kPure / sizeof kPure[0];
-
-// The names above, sorted: each engine's table holds about 1,500 helpers to look up.
-std::vector<std::string_view> sorted_pure() {
-  std::vector<std::string_view> names(std::begin(kPure), std::end(kPure));
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-bool pure(const char* name) {
-  static const std::vector<std::string_view> names = sorted_pure();
-  if (std::strncmp(name, "vfp_", 4) != 0 && std::strncmp(name, "advsimd_", 8) != 0 && name[0] != 's')
-    return false;  // most of the table (about 1,500 helpers) at one or two compares
-  return std::binary_search(names.begin(), names.end(), std::string_view(name));
-}
+struct Pure {
+  const char* name;
+  void (*func)();
+};
+#define A64RUN_ENTRY(n) {#n, &helper_##n##_aarch64},
+constexpr Pure kPure[] = {A64RUN_PURE_HELPERS(A64RUN_ENTRY)};
+#undef A64RUN_ENTRY
+#undef A64RUN_PURE_HELPERS
 
 // tcg_gen_callN looks the function up in the context's table and takes the flags from the entry it finds
 // (mov 0xa8e0(%rdi),%rdi; call g_hash_table_lookup; ...; mov 0x10(%rax),%r13d): the table is where its
@@ -123,21 +103,21 @@ std::once_flag g_once;
 std::vector<const void*> g_funcs;
 std::atomic<int> g_count{0};  // g_funcs.size() once it is complete and right, else 0
 
-void collect(void* key, void* value, void* user) {
-  const auto* info = static_cast<const HelperInfo*>(value);
-  auto* found = static_cast<std::vector<const void*>*>(user);
-  // The flags a call of it carries now: none of these is marked by Unicorn's helper.h.
-  if (info == nullptr || info->func != key || info->name == nullptr || !pure(info->name)) return;
-  found->push_back(info->flags == 0 ? info->func : nullptr);
-}
-
+// Each helper's entry, looked up by its function as tcg_gen_callN looks it up (a wrapped helper's entry
+// and the address taken here both name the wrapper), must carry its name and no flags yet: none of these
+// is marked by Unicorn's helper.h. A table of another shape marks nothing.
 void find_funcs(void* table) {
   std::vector<const void*> found;
-  found.reserve(kPureCount);
-  g_hash_table_foreach(table, &collect, &found);
+  found.reserve(std::size(kPure));
+  for (const Pure& p : kPure) {
+    const void* func = reinterpret_cast<const void*>(p.func);
+    const auto* info = static_cast<const HelperInfo*>(g_hash_table_lookup(table, func));
+    if (info == nullptr || info->func != func || info->name == nullptr ||
+        std::strcmp(info->name, p.name) != 0 || info->flags != 0)
+      return;
+    found.push_back(func);
+  }
   std::sort(found.begin(), found.end(), std::less<>());
-  // Every name once, unmarked, and nothing else: a table of another shape marks nothing.
-  if (found.size() != kPureCount || found.front() == nullptr) return;
   g_funcs = std::move(found);
   g_count.store(static_cast<int>(g_funcs.size()), std::memory_order_release);
 }

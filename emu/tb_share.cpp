@@ -100,7 +100,8 @@ bool TbShare::enabled() {
 void TbShare::turn_off() {
   std::lock_guard lk(mu_);
   on_.store(false, std::memory_order_release);
-  blocks_.clear();
+  blocks_ = {};
+  blocks_used_ = 0;
 }
 
 int TbShare::join(uc_engine* uc, uintptr_t buf, size_t size) {
@@ -136,14 +137,15 @@ bool TbShare::leave(int slot) {
 void* TbShare::find(int slot, uint64_t code_gen, const Key& key) {
   std::lock_guard lk(mu_);
   if (code_gen != blocks_gen_ || !on_.load(std::memory_order_relaxed)) return nullptr;
-  const auto it = blocks_.find(key);
-  if (it == blocks_.end() || it->second.slot == slot) return nullptr;
-  Member& owner = members_[it->second.slot];
-  if (!owner.active || owner.serial != it->second.serial) return nullptr;
+  if (blocks_used_ == 0) return nullptr;
+  const Entry& e = place(key);
+  if (e.tb == nullptr || e.slot == slot) return nullptr;
+  Member& owner = members_[e.slot];
+  if (!owner.active || owner.serial != e.serial) return nullptr;
   // Both now chain into each other: the taker's next block gets chained from the owner's (invariant 2).
   owner.given = true;
   members_[slot].given = true;
-  return it->second.tb;
+  return e.tb;
 }
 
 void TbShare::record(int slot, uint64_t code_gen, const Key& key, void* tb) {
@@ -152,10 +154,37 @@ void TbShare::record(int slot, uint64_t code_gen, const Key& key, void* tb) {
   if (code_gen < blocks_gen_ || !on_.load(std::memory_order_relaxed))
     return;  // a member not yet resynced: its blocks are stale already
   if (code_gen > blocks_gen_) {
-    blocks_.clear();
+    clear_blocks();
     blocks_gen_ = code_gen;
   }
-  blocks_[key] = Entry{tb, slot, members_[slot].serial};
+  if ((blocks_used_ + 1) * 2 > blocks_.size()) grow();
+  Entry& e = place(key);
+  if (e.tb == nullptr) ++blocks_used_;
+  e = Entry{key, tb, slot, members_[slot].serial};
+}
+
+TbShare::Entry& TbShare::place(const Key& key) {
+  const size_t mask = blocks_.size() - 1;
+  const uint64_t h =
+      (key.pc ^ (uint64_t{key.flags} << 32) ^ key.cflags ^ (key.cs_base << 16)) * 0x9e3779b97f4a7c15ull;
+  for (auto i = static_cast<size_t>(h >> 32);; ++i) {
+    Entry& e = blocks_[i & mask];
+    if (e.tb == nullptr || e.key == key) return e;
+  }
+}
+
+void TbShare::grow() {
+  std::vector<Entry> old(blocks_.empty() ? size_t{1024} : blocks_.size() * 2);
+  old.swap(blocks_);
+  for (const Entry& e : old) {
+    if (e.tb != nullptr) place(e.key) = e;
+  }
+}
+
+void TbShare::clear_blocks() {
+  if (blocks_used_ == 0) return;
+  for (Entry& e : blocks_) e.tb = nullptr;
+  blocks_used_ = 0;
 }
 
 int TbShare::slot_of(uintptr_t pc) const {

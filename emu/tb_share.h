@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 namespace emu {
@@ -70,16 +69,17 @@ class TbShare {
   bool after_fork_child(const std::vector<int>& survivors);
 
  private:
-  struct KeyHash {
-    size_t operator()(const Key& k) const {
-      return static_cast<size_t>((k.pc * 0x9e3779b97f4a7c15ull) ^ k.flags ^ (uint64_t{k.cflags} << 32));
-    }
-  };
   struct Entry {
-    void* tb;
+    Key key;
+    void* tb;  // nullptr: a free place
     int slot;
     uint64_t serial;  // the slot's serial when recorded: a slot reused by another engine has another
   };
+  // The place of `key` in blocks_ (a power of two long): the entry that holds it, or the free place
+  // where it goes.
+  Entry& place(const Key& key);
+  void grow();
+  void clear_blocks();
   struct Member {
     // Read without mu_ by slot_of (signal handlers); written under mu_.
     std::atomic<uintptr_t> buf{0};
@@ -94,8 +94,12 @@ class TbShare {
 
   std::atomic<bool> on_{true};
   std::mutex mu_;
-  std::unordered_map<Key, Entry, KeyHash> blocks_;  // GUARDED_BY(mu_)
-  uint64_t blocks_gen_ = 0;                         // GUARDED_BY(mu_): the code generation of blocks_
+  // GUARDED_BY(mu_): open addressing, linear probing, at most half full; no entry is ever removed alone
+  // (a generation move clears them all), so a probe ends at the first free place. A translation adds its
+  // entry without allocating.
+  std::vector<Entry> blocks_;
+  size_t blocks_used_ = 0;   // GUARDED_BY(mu_)
+  uint64_t blocks_gen_ = 0;  // GUARDED_BY(mu_): the code generation of blocks_
   Member members_[kMaxMembers];
 };
 

@@ -52,8 +52,8 @@
 // with FZ and DN on and off.
 #include "emu/fp_fast.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
-#include <sys/platform/x86.h>
 
 #include <atomic>
 #include <cmath>
@@ -200,9 +200,29 @@ bool layout_ok() {
 // The fused multiply-add helpers pass a * b + c to softfloat's muladd with no negation flags: mov %rcx,%r8;
 // xor %ecx,%ecx; jmp (float32_muladd / float64_muladd). FNMADD, FMSUB and FNMSUB flip the operands' signs
 // before the call (translate-a64.c), so one host FMA covers all four.
-// The host's features come from glibc's record (sys/platform/x86.h), which its start filled in: libgcc's
-// __builtin_cpu_supports would add a constructor of a dozen cpuid instructions to every start of a64run,
-// and a cpuid is a trap to the hypervisor in a virtual machine (3.5 us each on the bench's host).
+// The host's FMA3 (with the YMM state the OS saves, which its VEX encoding needs) and SSE4.1: one cpuid,
+// read once. libgcc's __builtin_cpu_supports would add a constructor of a dozen cpuid instructions to every
+// start of a64run, and in a virtual machine each is a trap to the hypervisor (3.5 us on the bench's host).
+struct HostFeatures {
+  bool fma = false;
+  bool sse41 = false;
+};
+const HostFeatures& host_features() {
+  static const HostFeatures f = [] {
+    HostFeatures h;
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    if (__get_cpuid(1, &a, &b, &c, &d) == 0) return h;
+    h.sse41 = (c & bit_SSE4_1) != 0;
+    if ((c & bit_FMA) != 0 && (c & bit_OSXSAVE) != 0) {
+      unsigned lo = 0, hi = 0;
+      __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+      h.fma = (lo & 0x6) == 0x6;  // XCR0: SSE and AVX state
+    }
+    return h;
+  }();
+  return f;
+}
+
 bool muladd_layout_ok() {
   static const unsigned char kMulAdd[] = {0x49, 0x89, 0xc8, 0x31, 0xc9, 0xe9};
   const auto starts_with = [](const void* fn) {
@@ -214,7 +234,7 @@ bool muladd_layout_ok() {
   };
   return starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladds_aarch64)) &&
          starts_with(reinterpret_cast<const void*>(&__real_helper_vfp_muladdd_aarch64)) &&
-         CPU_FEATURE_ACTIVE(FMA);
+         host_features().fma;
 }
 
 // The conversion helpers, as the wrappers below take them: integer to floating point negates the shift and
@@ -276,7 +296,7 @@ bool minmax_round_layout_ok() {
          straight(&__real_helper_vfp_minnums_aarch64) && straight(&__real_helper_vfp_minnumd_aarch64) &&
          straight(&__real_helper_rints_exact_aarch64) && straight(&__real_helper_rintd_exact_aarch64) &&
          has(&__real_helper_rints_aarch64, 0x20, kFlags, sizeof kFlags) &&
-         has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && CPU_FEATURE_ACTIVE(SSE4_1);
+         has(&__real_helper_rintd_aarch64, 0x20, kFlags, sizeof kFlags) && host_features().sse41;
 }
 
 // PSTATE's NZCV as the compare helpers return them (float_rel_to_flags in helper-a64.c).

@@ -56,6 +56,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 #include "emu/direct_memory.h"
 #include "emu/unicorn_layout.h"
@@ -174,8 +175,8 @@ TbShare::Entry& TbShare::place(const Key& key) {
 }
 
 void TbShare::grow() {
-  std::vector<Entry> old(blocks_.empty() ? size_t{1024} : blocks_.size() * 2);
-  old.swap(blocks_);
+  const std::vector<Entry> old =
+      std::exchange(blocks_, std::vector<Entry>(blocks_.empty() ? size_t{1024} : blocks_.size() * 2));
   for (const Entry& e : old) {
     if (e.tb != nullptr) place(e.key) = e;
   }
@@ -296,10 +297,10 @@ bool restore_from_block(void* cpu, void* tb, uintptr_t host_pc) {
 // &tcg_ctx->tb_ctx.htable; tb_htable_lookup looks blocks up in that table.
 bool adopt_layout_ok() {
   static const bool ok = [] {
-    static const unsigned char kStoreHash[] = {0x89, 0x8b, 0x98, 0x00, 0x00, 0x00};  // mov %ecx,0x98(%rbx)
-    static const unsigned char kLeaTable[] = {0x48, 0x8d, 0xb0, 0xb8,
-                                              0xa8, 0x00, 0x00};  // lea 0xa8b8(%rax),%rsi
-    static const unsigned char kAddTable[] = {0x48, 0x81, 0xc6, 0xb8, 0xa8, 0x00, 0x00};  // add $0xa8b8,%rsi
+    // mov %ecx,0x98(%rbx); lea 0xa8b8(%rax),%rsi (tb_gen_code); add $0xa8b8,%rsi (tb_htable_lookup).
+    static const unsigned char kStoreHash[] = {0x89, 0x8b, 0x98, 0x00, 0x00, 0x00};
+    static const unsigned char kLeaTable[] = {0x48, 0x8d, 0xb0, 0xb8, 0xa8, 0x00, 0x00};
+    static const unsigned char kAddTable[] = {0x48, 0x81, 0xc6, 0xb8, 0xa8, 0x00, 0x00};
     const void* gen = reinterpret_cast<const void*>(&__real_tb_gen_code_aarch64);
     const void* lookup = reinterpret_cast<const void*>(&tb_htable_lookup_aarch64);
     return unicorn::code_has(gen, 0x1000, kStoreHash, sizeof kStoreHash) &&
@@ -311,9 +312,8 @@ bool adopt_layout_ok() {
 
 // Invariant 7: the block goes into the running engine's qht, under the hash its owner computed (the same
 // key and guest page, so the same hash).
-void adopt(void* cpu, void* tb) {
+void adopt(void* uc, void* tb) {
   if (!adopt_layout_ok()) return;
-  void* uc = unicorn::field<void*>(cpu, unicorn::kCpuUc);
   char* ctx = unicorn::field<char*>(uc, unicorn::kUcTcgCtx);
   void* existing = nullptr;
   qht_insert(uc, ctx + kCtxTbHtable, tb, unicorn::field<uint32_t>(tb, kTbHash), &existing);
@@ -326,11 +326,11 @@ extern "C" {
 
 void* __wrap_tb_gen_code_aarch64(void* cpu, uint64_t pc, uint64_t cs_base, uint32_t flags, int cflags) {
   emu::Vcpu::Sharing s;
-  if (!emu::Vcpu::running_sharing(emu::unicorn::field<void*>(cpu, emu::unicorn::kCpuUc), &s))
-    return __real_tb_gen_code_aarch64(cpu, pc, cs_base, flags, cflags);
+  void* uc = emu::unicorn::field<void*>(cpu, emu::unicorn::kCpuUc);
+  if (!emu::Vcpu::running_sharing(uc, &s)) return __real_tb_gen_code_aarch64(cpu, pc, cs_base, flags, cflags);
   const emu::TbShare::Key key{pc, cs_base, flags, static_cast<uint32_t>(cflags)};
   if (void* tb = s.share->find(s.slot, s.code_gen, key)) {
-    emu::adopt(cpu, tb);
+    emu::adopt(uc, tb);
     return tb;
   }
   void* tb = __real_tb_gen_code_aarch64(cpu, pc, cs_base, flags, cflags);

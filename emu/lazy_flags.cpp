@@ -71,7 +71,6 @@ constexpr size_t kEnvZF = 0x214;          // Z when 0
 constexpr size_t kEnvRecordA = 0x248;     // elr_el[2]
 constexpr size_t kEnvRecordB = 0x250;     // elr_el[3]
 constexpr size_t kEnvRecordKind = 0x268;  // sp_el[2]
-constexpr size_t kRecordBase = 0x240;     // elr_el[1]: what the operands' stores address from
 
 // The TCG opcodes used here (tcg-opc.h order), checked against their definitions' names.
 enum Opc : uint8_t {
@@ -88,7 +87,6 @@ enum Opc : uint8_t {
   kMoviI64 = 64,
   kSetcondI64 = 65,
   kStI64 = 77,
-  kAddI64 = 78,
   kSubI64 = 79,
   kExtI32I64 = 99,
   kExtuI32I64 = 100,
@@ -118,7 +116,6 @@ bool defs_ok(void* ctx) {
                 {kAdd2I32, "add2_i32"},
                 {kSetcondI64, "setcond_i64"},
                 {kStI64, "st_i64"},
-                {kAddI64, "add_i64"},
                 {kSubI64, "sub_i64"},
                 {kAdd2I64, "add2_i64"},
                 {kInsnStart, "insn_start"},
@@ -425,21 +422,13 @@ Operands operands(char* at, LazyKind kind) {
   }
 }
 
-// The record's stores for L, before its anchor. The kind is stored through the CPU state's pointer (the
-// register TCG keeps env in), the operands through a copy of it moved to kRecordBase (one lea): on this
-// host's CPU (AMD Zen 4) a store to env+0x248 or env+0x250 in a loop keeps the CPU's memory renaming from
-// forwarding the loop's own register loads and stores at env+0x48 and env+0x50 (x1 and x2) in most runs,
-// and the loop then takes two to three times as long (bench/README.md, xorshift).
+// The record's stores for L, before its anchor.
 void store_record(const Rewrite& r, char* at, LazyKind kind) {
   const Operands o = operands(at, kind);
   const Opc store = o.wide ? kStI64 : kStI32;
   store_kind(r, at, kind);
-  const auto offset = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI64, false));
-  const auto base = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI64, false));
-  insert_before(r, at, kMoviI64, offset, kRecordBase);
-  insert_before(r, at, kAddI64, base, r.env, offset);
-  insert_before(r, at, store, o.a, base, kEnvRecordA - kRecordBase);
-  if (o.b != 0) insert_before(r, at, store, o.b, base, kEnvRecordB - kRecordBase);
+  insert_before(r, at, store, o.a, r.env, kEnvRecordA);
+  if (o.b != 0) insert_before(r, at, store, o.b, r.env, kEnvRecordB);
 }
 
 // At the block's start (before `op`, its first instruction's first op): if the record is set, settle it.

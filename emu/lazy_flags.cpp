@@ -241,7 +241,7 @@ void patch_read(uc_engine* uc, int regid, void* value) {
 // A write of NZCV or PSTATE sets the flags themselves: the record no longer says anything.
 void after_write(uc_engine* uc, int regid) {
   if (!holds_nzcv(regid)) return;
-  if (char* env = lazy_env(uc)) field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
+  if (char* env = lazy_env(uc)) settle_env(env);
 }
 
 constexpr size_t kFlags = 4;  // NF, ZF, CF, VF: the order of kFlagFields
@@ -620,6 +620,10 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   store_record(r, at, kind);  // where L's arithmetic reads its operands
 }
 
+void settle_lazy_flags(uc_engine* uc) {
+  if (char* env = lazy_env(uc)) settle_env(env);
+}
+
 }  // namespace emu
 
 // Register reads from outside translated code see the record's NZCV, and writes of NZCV forget the record
@@ -644,16 +648,17 @@ uc_err __wrap_uc_reg_write(uc_engine* uc, int regid, const void* value) {
   return err;
 }
 
+// The batch forms look at their registers only when a record is set (a frame's 70 registers each way).
 uc_err __wrap_uc_reg_read_batch(uc_engine* uc, int* regs, void** vals, int count) {
   const uc_err err = __real_uc_reg_read_batch(uc, regs, vals, count);
-  if (err != UC_ERR_OK) return err;
+  if (err != UC_ERR_OK || emu::lazy_env(uc) == nullptr) return err;
   for (int i = 0; i < count; ++i) emu::patch_read(uc, regs[i], vals[i]);
   return err;
 }
 
 uc_err __wrap_uc_reg_write_batch(uc_engine* uc, int* regs, void* const* vals, int count) {
   const uc_err err = __real_uc_reg_write_batch(uc, regs, vals, count);
-  if (err != UC_ERR_OK) return err;
+  if (err != UC_ERR_OK || emu::lazy_env(uc) == nullptr) return err;
   for (int i = 0; i < count; ++i) emu::after_write(uc, regs[i]);
   return err;
 }
@@ -666,6 +671,7 @@ bool prepare_lazy_flags(uc_engine*) {
   return false;  // Unicorn linked as a shared library: the translator cannot be wrapped
 }
 void lazy_flags_after_translation(void*, void*) {}
+void settle_lazy_flags(uc_engine*) {}
 }  // namespace emu
 
 #endif  // A64RUN_WRAP_TRANSLATOR

@@ -15,4 +15,10 @@ bool prepare_lazy_flags(uc_engine* uc);
 // The translator's wrapper calls this after a block's ops are generated and before TCG compiles them.
 void lazy_flags_after_translation(void* cpu, void* tb);
 
+// Makes the CPU state's NZCV exact and clears the record, as a block that reads the flags first does. Only
+// the thread that runs `uc`, outside translated code and before it lets another thread see it stopped: a
+// system call's start, so that the register reads and writes of the call and of the signals it delivers
+// find no record to look at (the accessors' wrappers then pass straight through).
+void settle_lazy_flags(uc_engine* uc);
+
 }  // namespace emu

@@ -317,6 +317,7 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
   switch (intno) {
     case kExcpSwi: {
+      settle_lazy_flags(uc);  // while no other thread may read this one's registers (in_code_ still set)
       Task& t = *self->task();
       const uint64_t pc = self->pc();
       self->in_code_.store(false, std::memory_order_release);  // requests are checked on the way out

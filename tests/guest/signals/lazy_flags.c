@@ -411,8 +411,76 @@ static void test_every_condition(void) {
   CHECK_EQ(wrong, 0);
 }
 
+// A system call in the block after a setter's (a block that ends in SVC computes its flags in full): NZCV
+// after the call, and in the frame of a signal the call makes deliverable as it returns (tgkill to the
+// thread itself), is the setter's.
+// lfs_<setter>(a, b, x2, x3, x4, nr): the setter on a and b, then system call nr(x2, x3, x4); returns NZCV.
+// clang-format off
+#define LFS(name, setter)                                                                          \
+  uint64_t lfs_##name(uint64_t a, uint64_t b, uint64_t x2, uint64_t x3, uint64_t x4, uint64_t nr); \
+  __asm__(".text\n"                                                                                \
+          ".global lfs_" #name "\n"                                                                \
+          "lfs_" #name ":\n"                                                                       \
+          "  mov x9, x0\n"                                                                         \
+          "  mov x10, x1\n"                                                                        \
+          "  mov x0, x2\n"                                                                         \
+          "  mov x1, x3\n"                                                                         \
+          "  mov x2, x4\n"                                                                         \
+          "  mov x8, x5\n"                                                                         \
+          "  " setter "\n"                                                                         \
+          "  b 1f\n"                                                                               \
+          "1:\n"                                                                                   \
+          "  svc #0\n"                                                                             \
+          "  mrs x0, nzcv\n"                                                                       \
+          "  ret\n");
+LFS(sub64, "subs x11, x9, x10")
+LFS(add32, "adds w11, w9, w10")
+LFS(logic64, "ands x11, x9, x10")
+LFS(sub32, "subs w11, w9, w10")
+LFS(add64, "adds x11, x9, x10")
+LFS(logic32, "tst w9, w10")
+// clang-format on
+
+static uint32_t svc_frame_nzcv;
+static long svc_signals;
+
+static void on_usr2(int sig, siginfo_t* si, void* ucv) {
+  (void)sig, (void)si;
+  svc_frame_nzcv = (uint32_t)((ucontext_t*)ucv)->uc_mcontext.pstate & 0xf0000000u;
+  svc_signals++;
+}
+
+static void test_flags_across_a_system_call(void) {
+  struct sigaction sa = {0};
+  sa.sa_sigaction = on_usr2;
+  sa.sa_flags = SA_SIGINFO;
+  CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+  const struct {
+    uint64_t (*fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+    enum Kind kind;
+  } kSetters[] = {{lfs_sub64, kSub64}, {lfs_add32, kAdd32}, {lfs_logic64, kLogic64},
+                  {lfs_sub32, kSub32}, {lfs_add64, kAdd64}, {lfs_logic32, kLogic32}};
+  const uint64_t v[] = {0, 1, 5, 0x7fffffff, 0x80000000, 0xffffffff, 0x7fffffffffffffffull, ~0ull};
+  const uint64_t pid = (uint64_t)getpid(), tid = (uint64_t)syscall(SYS_gettid);
+  for (size_t k = 0; k < sizeof kSetters / sizeof kSetters[0]; k++) {
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+      for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+        const uint32_t want = nzcv_of(kSetters[k].kind, v[i], v[j]);
+        CHECK_EQ(kSetters[k].fn(v[i], v[j], 0, 0, 0, SYS_getppid), (uint64_t)want);
+        const long before = svc_signals;
+        svc_frame_nzcv = 0xffffffff;
+        CHECK_EQ(kSetters[k].fn(v[i], v[j], pid, tid, SIGUSR2, SYS_tgkill), (uint64_t)want);
+        CHECK_EQ(svc_signals, before + 1);
+        CHECK_EQ(svc_frame_nzcv, want);
+      }
+    }
+  }
+  signal(SIGUSR2, SIG_DFL);
+}
+
 int main(void) {
   test_every_condition();
+  test_flags_across_a_system_call();
   test_flags_across_a_return();
   CHECK_EQ(lf_expected(1, 7) != 0, 1);
   test_faults();

@@ -241,7 +241,7 @@ void patch_read(uc_engine* uc, int regid, void* value) {
 // A write of NZCV or PSTATE sets the flags themselves: the record no longer says anything.
 void after_write(uc_engine* uc, int regid) {
   if (!holds_nzcv(regid)) return;
-  if (char* env = lazy_env(uc)) settle_env(env);
+  if (char* env = lazy_env(uc)) field<uint64_t>(env, kEnvRecordKind) = kLazyNone;
 }
 
 constexpr size_t kFlags = 4;  // NF, ZF, CF, VF: the order of kFlagFields

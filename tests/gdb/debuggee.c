@@ -70,6 +70,17 @@ __attribute__((noinline)) long raw_getpid(void) {
   return x0;
 }
 
+// Compares x0 with itself (Z and C set), branches to a new block at the global label flags_set and
+// returns NZCV there: a script that stops at flags_set and writes $cpsr must see its own flags come back.
+__attribute__((noinline)) long flags_probe(void) {
+  long nzcv;
+  __asm__ volatile("mov x0, #5\n\tcmp x0, x0\n\tb 1f\n1:\n.globl flags_set\nflags_set:\n\tmrs %0, nzcv"
+                   : "=r"(nzcv)
+                   :
+                   : "x0", "cc");
+  return nzcv;
+}
+
 static void on_usr1(int sig) {
   handled = sig;
 }
@@ -151,12 +162,13 @@ int main(int argc, char** argv) {
   const long seen = peek();
   vectors();
   const long pid = raw_getpid();
+  const long flags = flags_probe();
   if (strcmp(mode, "signal") == 0) {
     signal(SIGUSR1, on_usr1);
     raise(SIGUSR1);
     if (handled != SIGUSR1) return 9;
   }
   if (strcmp(mode, "segv") == 0) *(volatile int*)16 = 1;
-  printf("total=%d seen=%ld pid_ok=%d magic=%d\n", total, seen, pid == my_pid, magic);
+  printf("total=%d seen=%ld pid_ok=%d magic=%d flags=%#lx\n", total, seen, pid == my_pid, magic, flags);
   return magic == 7 ? 7 : 0;
 }

@@ -17,6 +17,7 @@
 #include "emu/elf.h"
 #include "emu/guest_mem.h"
 #include "emu/vdso.h"
+#include "syscalls/fd_util.h"
 
 namespace emu {
 namespace {
@@ -155,7 +156,10 @@ bool load_image(AddressSpace& as, const std::string& path, uint64_t dyn_base, Im
     }
     img->bias = static_cast<uint64_t>(base) - info.min_vaddr;
   }
-  std::string err = map_segments(as, fd.get(), path, st, *img);
+  // /proc/PID/maps names the file as Linux's d_path does: absolute, its symbolic links resolved, however the
+  // program was named (a relative path, a link); a guest reads its own file's name from there.
+  const std::string shown = syscalls::fd_path(fd.get());
+  std::string err = map_segments(as, fd.get(), shown.empty() ? path : shown, st, *img);
   if (!err.empty()) {
     *error = fmt::format("{}: {}", path, err);
     *status = 126;

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "../procs/self_exec.h"
 #include "check.h"
 
 static char exe_path[PATH_MAX];
@@ -194,11 +196,49 @@ static void test_stat(char** argv) {
   CHECK_EQ(field[28], (uintptr_t)argv - 8);
 }
 
+// The program started by a relative path and by a symbolic link to it: /proc/self/exe and the maps lines of
+// its code still name the file as Linux's d_path does (absolute, the link resolved). The child runs
+// test_exe and test_maps only (its comm is the link's name), in the parent's working directory.
+static void test_named_otherwise(void) {
+  char dir[PATH_MAX];
+  REQUIRE(strlen(exe_path) < sizeof(dir));
+  strcpy(dir, exe_path);
+  *strrchr(dir, '/') = 0;
+  char tmp[] = "/tmp/proc_self_XXXXXX";
+  REQUIRE(mkdtemp(tmp) != NULL);
+  char link[PATH_MAX], cwd[PATH_MAX];
+  snprintf(link, sizeof(link), "%s/link", tmp);
+  REQUIRE(getcwd(cwd, sizeof(cwd)) != NULL);
+  CHECK_SYS(symlink(exe_path, link));
+  for (int how = 0; how < 2; how++) {
+    pid_t pid = CHECK_SYS(fork());
+    if (pid == 0) {
+      char* path = how == 0 ? "./proc_self" : link;
+      char* args[] = {path, "--named-otherwise", cwd, NULL};
+      if (how == 1 || chdir(dir) == 0) exec_guest(path, args, environ);
+      _exit(120);
+    }
+    int status = 0;
+    CHECK_SYS(waitpid(pid, &status, 0));
+    if (!CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0))
+      fprintf(stderr, "  started %s: status %#x\n", how == 0 ? "as ./proc_self" : link, status);
+  }
+  CHECK_SYS(unlink(link));
+  CHECK_SYS(rmdir(tmp));
+}
+
 int main(int argc, char** argv) {
   int stack_var = 0;
+  if (argc == 3 && strcmp(argv[1], "--named-otherwise") == 0) {
+    test_exe(argv[0]);
+    REQUIRE_SYS(chdir(argv[2]));  // back to the scratch directory, where test_maps makes its file
+    test_maps(&stack_var);
+    return check_done();
+  }
   test_cmdline(argc, argv);
   test_exe(argv[0]);
   test_maps(&stack_var);
   test_stat(argv);
+  test_named_otherwise();
   return check_done();
 }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 #include <climits>
 
@@ -383,6 +384,12 @@ int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags) {
   std::string content;
   if (const int64_t r = proc_content(t, proc, &content); r < 0) return r;
   return serve_memfd(content, host_flags, proc.node == ProcNode::kMaps ? kMapsMemfd : kProcMemfd);
+}
+
+std::string calling_thread_comm(Task& t) {
+  char name[kCommLen + 1] = {};
+  if (::prctl(PR_GET_NAME, name, 0, 0, 0) != 0) return {};
+  return comm_of(t, name);
 }
 
 std::string guest_comm(std::string_view host_comm, std::string_view emulator, std::string_view program) {

@@ -85,6 +85,10 @@ int64_t procmap_query(Task& t, int fd, uint64_t arg);
 // (both at most 15 bytes, as the kernel's TASK_COMM_LEN).
 std::string guest_comm(std::string_view host_comm, std::string_view emulator_comm, std::string_view program);
 
+// The calling thread's command name as the guest sees it (prctl(PR_GET_NAME), /proc/thread-self/comm): its
+// host thread's, through guest_comm. Empty when the host does not answer.
+std::string calling_thread_comm(Task& t);
+
 // /proc/<pid>/stat of the host with field 2 (comm), 20 (num_threads, less the emulator's `hidden_threads`),
 // 23 (vsize) and, unless 0, 28 (startstack) replaced (pure); an empty comm or a zero vsize keeps the host's.
 // Returns the input unchanged when it does not parse.

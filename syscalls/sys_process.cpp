@@ -21,6 +21,7 @@
 #include "syscalls/fd_util.h"
 #include "syscalls/host_call.h"
 #include "syscalls/proc_mem.h"
+#include "syscalls/procfs.h"
 #include "syscalls/seccomp.h"
 
 namespace syscalls {
@@ -493,8 +494,11 @@ SysResult sys_prctl(Task& t, int option, uint64_t a2, uint64_t a3, uint64_t a4, 
       return guest::from_host(::prctl(PR_SET_NAME, name, 0, 0, 0));
     }
     case PR_GET_NAME: {
+      // The host thread's name is a64run's own until the guest renames it: the guest sees its program's.
       char name[16] = {};
-      if (::prctl(PR_GET_NAME, name, 0, 0, 0) != 0) return -errno;
+      const std::string comm = calling_thread_comm(t);
+      if (comm.empty()) return -EINVAL;
+      comm.copy(name, sizeof name - 1);  // at most 15 bytes: the rest of name stays 0
       return emu::copy_out(t.as(), a2, name, sizeof name);
     }
     case PR_GET_PDEATHSIG:

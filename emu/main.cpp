@@ -2,6 +2,7 @@
 // thread.
 #include <fmt/format.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -225,6 +226,14 @@ int parse_exec_option(const std::string& a, emu::Options* opts) {
     if (*end != '\0') {
       fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
       return 2;
+    }
+    // A guest's execve may have reached this a64run through /proc/self/exe (syscalls/sys_exec.cpp), which
+    // names the host thread "exe": it gets a64run's own file name back, the name the /proc views look for.
+    char self[PATH_MAX];
+    if (const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1); n > 0) {
+      self[n] = '\0';
+      const char* base = std::strrchr(self, '/');
+      ::prctl(PR_SET_NAME, base != nullptr ? base + 1 : self, 0, 0, 0);
     }
     return -1;
   }

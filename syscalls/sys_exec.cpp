@@ -207,7 +207,13 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (t.proc().cwd_by_host_path.load(std::memory_order_relaxed)) host_args.emplace_back("--exec-host-cwd");
   host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
-  const int64_t r = host_execve(t, emu::self_exe_path(), host_args, env, false);
+  int64_t r = host_execve(t, emu::self_exe_path(), host_args, env, false);
+  if (r == -ENOENT || r == -ENOTDIR || r == -EACCES || r == -ELOOP) {
+    // a64run's own path does not reach it from here: a chroot (binfmt_misc's F flag ran a64run in one, or
+    // the guest called chroot), or its file was moved. The kernel's link to the running a64run still does
+    // while /proc is mounted.
+    r = host_execve(t, "/proc/self/exe", host_args, env, false);
+  }
   if (seccomp_fd >= 0) ::close(seccomp_fd);
   return r;
 }

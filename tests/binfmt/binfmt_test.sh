@@ -87,6 +87,23 @@ expect "arm64 -> arm64 (a64run re-executes itself)" "^argv0=./probe argc=2 exe=$
   ./probe exec ./probe probe-two
 expect "a dynamic program (default sysroot)" "^hello, world$" ./hello_dynamic
 
+# A chroot of arm64 programs (a foreign-architecture container): the F flag's open file runs a64run there,
+# where its own path does not exist; an arm64 program's exec of another still works (through /proc/self/exe)
+# and the new one's command name is its own.
+root="$scratch/root"
+mkdir -p "$root/bin" "$root/proc"
+cp probe hello "$root/bin/"
+if mount --rbind /proc "$root/proc" 2> /dev/null; then
+  expect "in a chroot" "^hello, world$" chroot "$root" /bin/hello
+  expect "in a chroot: arm64 -> arm64" "^argv0=/bin/probe argc=2 exe=/bin/probe$" \
+    chroot "$root" /bin/probe exec /bin/probe probe-two
+  expect "in a chroot: both programs' command names" "^2$" \
+    sh -c "chroot '$root' /bin/probe exec /bin/probe probe-two | grep -cx comm=probe"
+  umount -l "$root/proc"
+else
+  fail "could not bind /proc into the chroot"
+fi
+
 printf '# a sysroot without the loader\nsysroot = /nonexistent\n' > bad.conf
 expect "the configuration file's sysroot is used" "interpreter" env A64RUN_CONFIG="$scratch/bad.conf" ./hello_dynamic
 expect "A64RUN_LD_PREFIX beats the configuration file" "^hello, world$" \

@@ -96,6 +96,39 @@ bool guest_huge_pages() {
   return on;
 }
 
+namespace {
+std::atomic<uint64_t> g_guest_as_limit{UINT64_MAX};
+std::atomic<uint64_t> g_guest_as_max{UINT64_MAX};
+}  // namespace
+
+uint64_t guest_as_limit() {
+  return g_guest_as_limit.load(std::memory_order_relaxed);
+}
+
+void guest_as_rlimit(uint64_t* cur, uint64_t* max) {
+  *cur = g_guest_as_limit.load(std::memory_order_relaxed);
+  *max = g_guest_as_max.load(std::memory_order_relaxed);
+}
+
+void set_guest_as_rlimit(uint64_t cur, uint64_t max) {
+  g_guest_as_max.store(max, std::memory_order_relaxed);
+  g_guest_as_limit.store(cur, std::memory_order_relaxed);
+}
+
+// may_expand_vm: the mappings' total (every VMA counts, PROT_NONE ones too) after the change, in pages,
+// against the limit in pages. The walk happens only while a limit is set.
+bool AddressSpace::over_as_limit_locked(uint64_t more, uint64_t start, uint64_t end) const {
+  const uint64_t limit = guest_as_limit();
+  if (limit == UINT64_MAX) return false;
+  uint64_t total = 0, replaced = 0;
+  for (const auto& [vstart, v] : vmas_) {
+    total += v.end - v.start;
+    if (start < end && v.start < end && v.end > start)
+      replaced += std::min(v.end, end) - std::max(v.start, start);
+  }
+  return (total - replaced + more) / kPageSize > limit / kPageSize;
+}
+
 std::unique_ptr<AddressSpace> AddressSpace::create(uint64_t size, std::string* error) {
   size = page_up(size);
   // Low, if the host leaves the range free: translated code then reaches base + address through the 32-bit
@@ -316,6 +349,8 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
     if (where < 0) return where;
     where = static_cast<int64_t>((static_cast<uint64_t>(where) + align - 1) & ~(align - 1));
   }
+  if (over_as_limit_locked(len, static_cast<uint64_t>(where), static_cast<uint64_t>(where) + len))
+    return -ENOMEM;
   const int64_t r = map_fixed_locked(static_cast<uint64_t>(where), len, prot, vflags, src);
   // vma_merge_new_range: a new mapping joins its neighbours of the same kind, so the count and
   // /proc/PID/maps are Linux's.
@@ -470,6 +505,9 @@ int64_t AddressSpace::mremap(uint64_t old_addr, uint64_t old_len, uint64_t new_l
   // part of one fails).
   const uint64_t huge_mask = v->huge_shift != 0 ? (uint64_t{1} << v->huge_shift) - 1 : 0;
   if (((old_addr | old_len | new_len | (to ? new_addr : 0)) & huge_mask) != 0) return -EINVAL;
+  // vma_to_resize: a growth (or DONTUNMAP's copy) must stay within RLIMIT_AS.
+  const uint64_t more = (flags & MREMAP_DONTUNMAP) ? new_len : (new_len > old_len ? new_len - old_len : 0);
+  if (more != 0 && over_as_limit_locked(more)) return -ENOMEM;
   const Remap rm{old_addr, old_len, new_len, flags, new_addr};
   return to ? mremap_to_locked(rm) : mremap_at_locked(rm);
 }
@@ -803,6 +841,7 @@ uint64_t AddressSpace::brk(uint64_t addr) {
   const uint64_t new_top = page_up(addr);
   if (new_top > old_top) {
     if (!range_ok(old_top, new_top - old_top) || overlaps_locked(old_top, new_top)) return brk_;
+    if (over_as_limit_locked(new_top - old_top)) return brk_;  // brk's may_expand_vm
     MapSource src;
     src.name = "[heap]";
     if (map_fixed_locked(old_top, new_top - old_top, PROT_READ | PROT_WRITE, kVmaAnon | kVmaHeap, src) < 0)

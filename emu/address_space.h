@@ -102,6 +102,15 @@ int64_t lock_new_mapping(void* host, uint64_t len, int mlock2_flags, bool file);
 // transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always".
 bool guest_huge_pages();
 
+// The guest's RLIMIT_AS soft limit in bytes (UINT64_MAX: none). a64run keeps it instead of the host: the
+// host process holds the whole guest window reserved, so a host limit would stop a64run itself. mmap,
+// mremap and brk refuse (ENOMEM) what would take the guest's mappings past it, as Linux's may_expand_vm.
+// Process-wide in the host process (fork copies it; a guest execve passes it on, syscalls/sys_exec.cpp).
+uint64_t guest_as_limit();
+// Both limits (RLIM_INFINITY is UINT64_MAX); setting them checks nothing (sys_prlimit64 does).
+void guest_as_rlimit(uint64_t* cur, uint64_t* max);
+void set_guest_as_rlimit(uint64_t cur, uint64_t max);
+
 // The host protection of a guest page with protection `prot`: the guest's own, so that translated code
 // that loads and stores straight to the window (emu/direct_memory.cpp) faults where the guest's access would.
 // The host cannot give less than x86 pages have: executable pages are readable, writable ones too (so are
@@ -287,6 +296,9 @@ class AddressSpace {
   int64_t unmap_user_locked(uint64_t addr, uint64_t len);
   int64_t resizable_locked(uint64_t addr, uint64_t len) const;
   int64_t mremap_at_locked(const Remap& rm);
+  // True when `more` bytes of new mappings, less `replaced` bytes of mappings they replace, would take the
+  // guest past its RLIMIT_AS (guest_as_limit).
+  bool over_as_limit_locked(uint64_t more, uint64_t start = 0, uint64_t end = 0) const;
   int64_t mremap_to_locked(Remap rm);
   int64_t grow_in_place_locked(const Remap& rm);
   int64_t move_pages_locked(const Remap& rm, uint64_t dest);

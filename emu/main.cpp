@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cinttypes>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -34,6 +36,8 @@
 extern char** environ;
 
 namespace {
+
+bool g_as_limit_from_exec = false;  // --exec-rlimit-as gave the guest's RLIMIT_AS
 
 constexpr const char* kDefaultSysroot = "/usr/aarch64-linux-gnu";
 
@@ -67,6 +71,8 @@ void usage(FILE* out) {
       "  --binfmt status      show the registration and other handlers of arm64 programs\n"
       "  --exec-signal-state=BLOCKED:IGNORED[:SIGPENDING:MAX]   internal: what a guest execve keeps (signal\n"
       "                  mask, ignored signals, RLIMIT_SIGPENDING), from a64run to itself\n"
+      "  --exec-rlimit-as=CUR:MAX   internal: the guest's RLIMIT_AS (hexadecimal), which a64run keeps\n"
+      "                  instead of the host, from a64run to itself\n"
       "  --exec-seccomp=FD   internal: the seccomp filters a guest execve keeps, in the file FD (read and\n"
       "                  closed at start), from a64run to itself\n"
       "  --exec-host-cwd internal: the exec'ing program entered its working directory, a directory of\n"
@@ -237,6 +243,19 @@ int parse_exec_option(const std::string& a, emu::Options* opts) {
     }
     return -1;
   }
+  // The guest's RLIMIT_AS, which a64run keeps instead of the host (emu::guest_as_limit).
+  if (a.starts_with("--exec-rlimit-as=")) {
+    char* end = nullptr;
+    const uint64_t cur = std::strtoull(a.c_str() + 17, &end, 16);
+    const uint64_t max = *end == ':' ? std::strtoull(end + 1, &end, 16) : 0;
+    if (*end != '\0' || cur > max) {
+      fmt::print(stderr, "a64run: {}: want CUR:MAX in hexadecimal\n", a);
+      return 2;
+    }
+    emu::set_guest_as_rlimit(cur, max);
+    g_as_limit_from_exec = true;
+    return -1;
+  }
   // The seccomp filters a guest execve keeps (syscalls/seccomp.h). Past execve's point of no return: a file
   // that cannot be read kills the program, as Linux's SIGKILL.
   if (a.starts_with("--exec-seccomp=")) {
@@ -323,11 +342,38 @@ int parse_args(int argc, char** argv, emu::Options* opts) {
   return -1;
 }
 
+// RLIMIT_AS: the guest's is a64run's to keep (emu::guest_as_limit), the host's as a64run started with it
+// (or the exec'ing a64run's, --exec-rlimit-as). The host process's own soft limit goes up to its hard one:
+// a64run reserves the whole guest window. Returns the bytes the window may take (all of a 1 TiB window when
+// the hard limit is infinite): what the hard limit leaves, less a64run's own mappings so far and 160 MiB
+// for those to come (its code buffer, threads' stacks, allocator arenas).
+uint64_t adopt_as_limit() {
+  rlimit as{};
+  if (::getrlimit(RLIMIT_AS, &as) != 0) return UINT64_MAX;
+  if (!g_as_limit_from_exec) emu::set_guest_as_rlimit(as.rlim_cur, as.rlim_max);
+  if (as.rlim_cur != as.rlim_max) {
+    as.rlim_cur = as.rlim_max;
+    (void)::setrlimit(RLIMIT_AS, &as);
+  }
+  if (as.rlim_max == RLIM_INFINITY) return UINT64_MAX;
+  uint64_t pages = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "re")) {
+    if (std::fscanf(f, "%" SCNu64, &pages) != 1) pages = 0;
+    std::fclose(f);
+  }
+  const uint64_t used = pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE)) + (uint64_t{160} << 20);
+  return as.rlim_max > used ? as.rlim_max - used : 0;
+}
+
 std::unique_ptr<emu::AddressSpace> reserve_address_space() {
-  // A 1 TiB guest window (40-bit addresses); smaller where the host (or a sanitizer's layout) refuses.
-  std::string error;
-  for (int bits = 40; bits >= 36; --bits) {
+  // A 1 TiB guest window (40-bit addresses); smaller where the host (or a sanitizer's layout) refuses, or
+  // where a hard RLIMIT_AS leaves less (down to 256 MiB).
+  const uint64_t room = adopt_as_limit();
+  std::string error = "RLIMIT_AS leaves no room for a 256 MiB guest address space and a64run itself";
+  for (int bits = 40; bits >= 28; --bits) {
+    if ((uint64_t{1} << bits) > room) continue;
     if (auto as = emu::AddressSpace::create(1ull << bits, &error)) return as;
+    if (bits <= 36 && room == UINT64_MAX) break;  // as before: no limit, and the host refuses 64 GiB
   }
   fmt::print(stderr, "a64run: {}\n", error);
   return nullptr;

@@ -19,6 +19,7 @@
 #include <charconv>
 #include <vector>
 
+#include "signals/signals.h"
 #include "syscalls/abi/errno.h"
 #include "syscalls/abi/fcntl.h"
 #include "syscalls/fd_util.h"
@@ -62,6 +63,7 @@ ProcNode leaf_node(std::string_view leaf) {
   if (leaf == "stat") return ProcNode::kStat;
   if (leaf == "status") return ProcNode::kStatus;
   if (leaf == "comm") return ProcNode::kComm;
+  if (leaf == "limits") return ProcNode::kLimits;
   return ProcNode::kNone;
 }
 
@@ -203,6 +205,7 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
   const std::string leaf = proc.node == ProcNode::kStat     ? "/stat"
                            : proc.node == ProcNode::kStatus ? "/status"
                            : proc.node == ProcNode::kComm   ? "/comm"
+                           : proc.node == ProcNode::kLimits ? "/limits"
                                                             : fmt::format("/fdinfo/{}", proc.fd);
   std::string host;
   if (const int64_t r = read_host_file(proc.host_dir + leaf, &host); r < 0) return r;
@@ -214,6 +217,16 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
     case ProcNode::kComm:
       *out = comm_of(t, h.substr(0, h.find('\n'))) + "\n";
       return 0;
+    case ProcNode::kLimits: {
+      *out = host;
+      if (proc.peer != 0) return 0;
+      uint64_t cur = 0, max = 0;
+      emu::guest_as_rlimit(&cur, &max);
+      *out = fix_proc_limits(*out, "Max address space", cur, max);
+      if (rlimit pending{}; signals::guest_sigpending_limit(&pending))
+        *out = fix_proc_limits(*out, "Max pending signals", pending.rlim_cur, pending.rlim_max);
+      return 0;
+    }
     case ProcNode::kStat: {
       if (proc.peer != 0) {
         *out = fix_proc_stat(h, "", 0, 0, emulator_thread_count(proc.peer));
@@ -384,6 +397,26 @@ int64_t open_proc_file(Task& t, const ProcPath& proc, int host_flags) {
   std::string content;
   if (const int64_t r = proc_content(t, proc, &content); r < 0) return r;
   return serve_memfd(content, host_flags, proc.node == ProcNode::kMaps ? kMapsMemfd : kProcMemfd);
+}
+
+std::string fix_proc_limits(std::string_view host_limits, std::string_view name, uint64_t cur, uint64_t max) {
+  constexpr size_t kValues = 26, kUnit = kValues + 21 + 21;  // where the soft limit and the unit start
+  const auto value = [](uint64_t v) {
+    return v == UINT64_MAX ? fmt::format("{:<20} ", "unlimited") : fmt::format("{:<20} ", v);
+  };
+  std::string out;
+  for (size_t i = 0; i < host_limits.size();) {
+    const size_t nl = host_limits.find('\n', i);
+    const size_t end = nl == std::string_view::npos ? host_limits.size() : nl + 1;
+    const std::string_view line = host_limits.substr(i, end - i);
+    if (line.starts_with(name) && line.size() >= kUnit) {
+      out.append(line.substr(0, kValues)).append(value(cur)).append(value(max)).append(line.substr(kUnit));
+    } else {
+      out.append(line);
+    }
+    i = end;
+  }
+  return out;
 }
 
 std::string calling_thread_comm(Task& t) {

@@ -23,6 +23,7 @@ enum class ProcNode {
   kStat,      // the host's, with the guest's comm and vsize
   kStatus,    // the host's, with the guest's Name and VmSize
   kComm,      // the guest's command name
+  kLimits,    // the host's, with the limits a64run keeps for the guest (RLIMIT_AS, RLIMIT_SIGPENDING)
   kFdInfo,    // /proc/<self>/fdinfo/<n>: the host's, with guest open flags
   kHiddenFd,  // fd/<n> or fdinfo/<n> of an emulator-reserved descriptor: ENOENT
   kCpuinfo,   // /proc/cpuinfo: an aarch64 CPU
@@ -88,6 +89,11 @@ std::string guest_comm(std::string_view host_comm, std::string_view emulator_com
 // The calling thread's command name as the guest sees it (prctl(PR_GET_NAME), /proc/thread-self/comm): its
 // host thread's, through guest_comm. Empty when the host does not answer.
 std::string calling_thread_comm(Task& t);
+
+// /proc/<self>/limits of the host with one line's soft and hard values replaced (pure): the line that
+// starts with `name`, in the kernel's columns (proc_pid_limits: %-25s, two %-20s, the unit). UINT64_MAX
+// reads "unlimited".
+std::string fix_proc_limits(std::string_view host_limits, std::string_view name, uint64_t cur, uint64_t max);
 
 // /proc/<pid>/stat of the host with field 2 (comm), 20 (num_threads, less the emulator's `hidden_threads`),
 // 23 (vsize) and, unless 0, 28 (startstack) replaced (pure); an empty comm or a zero vsize keeps the host's.

@@ -167,8 +167,19 @@ int64_t host_execve(Task& t, const std::string& path, std::vector<std::string>& 
   int err;
   if (host_program) {
     const signals::HostExecSignals inherited(t);
+    // The guest's RLIMIT_AS soft limit becomes the host program's (its hard one stays the host's: lowered,
+    // a64run could not take it back should the exec fail).
+    rlimit host_as{};
+    uint64_t cur = 0, max = 0;
+    emu::guest_as_rlimit(&cur, &max);
+    const bool lower = ::getrlimit(RLIMIT_AS, &host_as) == 0 && cur < host_as.rlim_cur;
+    if (lower) {
+      const rlimit as{cur, host_as.rlim_max};
+      (void)::setrlimit(RLIMIT_AS, &as);
+    }
     ::execve(path.c_str(), av.data(), ev.data());
     err = errno;
+    if (lower) (void)::setrlimit(RLIMIT_AS, &host_as);
   } else {
     signals::set_wake_signal_blocked(true);
     ::execve(path.c_str(), av.data(), ev.data());
@@ -200,6 +211,8 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (o.strace) host_args.emplace_back("--strace");
   for (std::string& a : signals::signal_delay_args()) host_args.push_back(std::move(a));
   host_args.push_back(signals::exec_state_arg(t));
+  if (uint64_t cur = 0, max = 0; emu::guest_as_rlimit(&cur, &max), cur != UINT64_MAX || max != UINT64_MAX)
+    host_args.push_back(fmt::format("--exec-rlimit-as={:x}:{:x}", cur, max));
   // The seccomp chain: a memory file the new a64run reads and closes before the program starts.
   const int seccomp_fd = seccomp::exec_fd(t);
   if (seccomp_fd < -1) return seccomp_fd;

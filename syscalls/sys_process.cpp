@@ -386,9 +386,11 @@ SysResult sys_setsid(Task&) {
   return guest::from_host(::setsid());
 }
 
-// prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides). Limits that
-// describe the emulator rather than the guest (RLIMIT_AS, RLIMIT_DATA) still go to the host: lowering them
-// can make the emulator itself fail to allocate, as a real kernel would refuse the guest.
+// prlimit64(2) and friends: the host's limits (struct rlimit64 is two u64 on both sides), but for the
+// calling process's RLIMIT_AS, which a64run keeps and enforces itself (emu::guest_as_limit: the host
+// process holds the guest window reserved, so a host limit would stop a64run's own allocations, and its
+// fork), and RLIMIT_SIGPENDING (below). RLIMIT_DATA still goes to the host, whose data size is the guest's
+// writable memory and a64run's heap.
 namespace {
 
 bool has_cap_sys_resource() {
@@ -420,6 +422,19 @@ int64_t own_sigpending_limit(const rlimit* nl, rlimit* ol) {
   return 0;
 }
 
+// RLIMIT_AS of the guest's own process: a64run's value only (do_prlimit's checks, as above).
+int64_t own_as_limit(const rlimit* nl, rlimit* ol) {
+  uint64_t cur = 0, max = 0;
+  emu::guest_as_rlimit(&cur, &max);
+  if (nl != nullptr) {
+    if (nl->rlim_cur > nl->rlim_max) return -EINVAL;
+    if (nl->rlim_max > max && !has_cap_sys_resource()) return -EPERM;
+    emu::set_guest_as_rlimit(nl->rlim_cur, nl->rlim_max);
+  }
+  if (ol != nullptr) *ol = rlimit{cur, max};
+  return 0;
+}
+
 }  // namespace
 
 SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t> new_limit,
@@ -428,7 +443,11 @@ SysResult sys_prlimit64(Task& t, int pid, int resource, GuestPtr<const uint64_t>
   struct rlimit nl {
   }, ol{};
   if (!new_limit.null() && emu::copy_in(t.as(), &nl, new_limit.addr, sizeof nl) != 0) return -EFAULT;
-  if (resource == RLIMIT_SIGPENDING && (pid == 0 || pid == t.proc().host_pid())) {
+  if (resource == RLIMIT_AS && (pid == 0 || pid == t.proc().host_pid())) {
+    if (const int64_t r = own_as_limit(new_limit.null() ? nullptr : &nl, old_limit.null() ? nullptr : &ol);
+        r != 0)
+      return r;
+  } else if (resource == RLIMIT_SIGPENDING && (pid == 0 || pid == t.proc().host_pid())) {
     if (const int64_t r =
             own_sigpending_limit(new_limit.null() ? nullptr : &nl, old_limit.null() ? nullptr : &ol);
         r != 0)

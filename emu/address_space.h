@@ -296,8 +296,8 @@ class AddressSpace {
   int64_t unmap_user_locked(uint64_t addr, uint64_t len);
   int64_t resizable_locked(uint64_t addr, uint64_t len) const;
   int64_t mremap_at_locked(const Remap& rm);
-  // True when `more` bytes of new mappings, less `replaced` bytes of mappings they replace, would take the
-  // guest past its RLIMIT_AS (guest_as_limit).
+  // True when `more` bytes of new mappings, less what they replace of the mappings in [start, end), would
+  // take the guest past its RLIMIT_AS (guest_as_limit; emu/address_space_limit.cpp).
   bool over_as_limit_locked(uint64_t more, uint64_t start = 0, uint64_t end = 0) const;
   int64_t mremap_to_locked(Remap rm);
   int64_t grow_in_place_locked(const Remap& rm);

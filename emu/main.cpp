@@ -215,6 +215,15 @@ int value_option(const std::string& a, const char* v, emu::Options* opts, std::s
   return -1;
 }
 
+// An a64run that a guest's execve started (it always passes --exec-signal-state) may have been reached
+// through /proc/self/exe (syscalls/sys_exec.cpp), which names the host thread "exe": it takes a64run's own
+// file name back, the name the /proc views look for (syscalls/procfs.cpp, emulator_comm).
+void take_back_command_name() {
+  const std::string& self = emu::self_exe_path();
+  const size_t slash = self.rfind('/');
+  ::prctl(PR_SET_NAME, self.c_str() + (slash == std::string::npos ? 0 : slash + 1), 0, 0, 0);
+}
+
 // The options a64run gives itself for a guest's execve (not for users): -1 when `a` is one and was taken, 0
 // when it is not one, or an exit status.
 int parse_exec_option(const std::string& a, emu::Options* opts) {
@@ -233,14 +242,7 @@ int parse_exec_option(const std::string& a, emu::Options* opts) {
       fmt::print(stderr, "a64run: {}: want BLOCKED:IGNORED[:SIGPENDING:MAX] in hexadecimal\n", a);
       return 2;
     }
-    // A guest's execve may have reached this a64run through /proc/self/exe (syscalls/sys_exec.cpp), which
-    // names the host thread "exe": it gets a64run's own file name back, the name the /proc views look for.
-    char self[PATH_MAX];
-    if (const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1); n > 0) {
-      self[n] = '\0';
-      const char* base = std::strrchr(self, '/');
-      ::prctl(PR_SET_NAME, base != nullptr ? base + 1 : self, 0, 0, 0);
-    }
+    take_back_command_name();
     return -1;
   }
   // The guest's RLIMIT_AS, which a64run keeps instead of the host (emu::guest_as_limit).

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <utility>
 #include <vector>
 
 #include "signals/signals.h"
@@ -200,6 +201,31 @@ int status_tid(Task& t, std::string_view host_dir) {
   return t.proc().host_pid();
 }
 
+// The signals of guest thread `tid` of t's process as its status and stat files show them (ProcSignals);
+// false when it has no such thread. Under sig_lock, then the thread registry's lock (seccomp::status_of's
+// order).
+bool guest_signals(Task& t, int tid, ProcSignals* out) {
+  signals::ProcessSignals& ps = t.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  bool found = false;
+  t.proc().for_each_thread([&](Task& other) {
+    if (found || other.tid() != tid) return;
+    found = true;
+    out->pending = other.sig().pending.set();
+    out->blocked = other.sig().blocked;
+  });
+  if (!found) return false;
+  out->shared_pending = ps.shared.set();
+  for (int sig = 1; sig <= signals::kNumSignals; ++sig) {
+    const uint64_t handler = ps.actions[sig - 1].handler;
+    if (handler == guest::kSIG_IGN) out->ignored |= guest::sig_bit(sig);
+    if (handler != guest::kSIG_IGN && handler != guest::kSIG_DFL) out->caught |= guest::sig_bit(sig);
+  }
+  out->queued = ps.queued;
+  if (rlimit limit{}; signals::guest_sigpending_limit(&limit)) out->queue_limit = limit.rlim_cur;
+  return true;
+}
+
 // The host's file for the same process or thread, with what describes a64run replaced.
 int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
   const std::string leaf = proc.node == ProcNode::kStat     ? "/stat"
@@ -235,7 +261,10 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
       const size_t open = h.find('('), close = h.rfind(')');
       const std::string_view comm =
           open < close && close != h.npos ? h.substr(open + 1, close - open - 1) : "";
-      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t), reserved_tid_count());
+      ProcSignals sigs;
+      const bool have_sigs = guest_signals(t, status_tid(t, proc.host_dir), &sigs);
+      *out = fix_proc_stat(h, comm_of(t, comm), guest_vsize(t), guest_start_stack(t), reserved_tid_count(),
+                           have_sigs ? &sigs : nullptr);
       return 0;
     }
     default: {
@@ -246,8 +275,12 @@ int64_t fixed_host_file(Task& t, const ProcPath& proc, std::string* out) {
       const size_t name = h.starts_with("Name:\t") ? 6 : h.npos;
       const std::string_view comm = name != h.npos ? h.substr(name, h.find('\n') - name) : "";
       int mode = -1, filters = 0;
-      (void)seccomp::status_of(t, status_tid(t, proc.host_dir), &mode, &filters);
-      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count(), mode, filters);
+      const int tid = status_tid(t, proc.host_dir);
+      (void)seccomp::status_of(t, tid, &mode, &filters);
+      ProcSignals sigs;
+      const bool have_sigs = guest_signals(t, tid, &sigs);
+      *out = fix_proc_status(h, comm_of(t, comm), guest_vsize(t), reserved_tid_count(), mode, filters,
+                             have_sigs ? &sigs : nullptr);
       return 0;
     }
   }
@@ -315,6 +348,25 @@ int64_t serve_memfd(const std::string& content, int host_flags, const char* name
   }
   ::close(mfd);
   return fd;
+}
+
+// Rebuilds text line by line: each line (with its newline) goes through `fix`, which appends its
+// replacement to out and returns true, or returns false to keep the line as it is.
+template <typename Fix>
+std::string rewrite_lines(std::string_view text, Fix&& fix) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    const size_t nl = text.find('\n', i);
+    const size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    const std::string_view line = text.substr(i, end - i);
+    if (!fix(line.substr(0, line.size() - (nl == std::string_view::npos ? 0 : 1)), &out)) {
+      out.append(line);
+    } else if (nl != std::string_view::npos) {
+      out += '\n';
+    }
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -404,19 +456,11 @@ std::string fix_proc_limits(std::string_view host_limits, std::string_view name,
   const auto value = [](uint64_t v) {
     return v == UINT64_MAX ? fmt::format("{:<20} ", "unlimited") : fmt::format("{:<20} ", v);
   };
-  std::string out;
-  for (size_t i = 0; i < host_limits.size();) {
-    const size_t nl = host_limits.find('\n', i);
-    const size_t end = nl == std::string_view::npos ? host_limits.size() : nl + 1;
-    const std::string_view line = host_limits.substr(i, end - i);
-    if (line.starts_with(name) && line.size() >= kUnit) {
-      out.append(line.substr(0, kValues)).append(value(cur)).append(value(max)).append(line.substr(kUnit));
-    } else {
-      out.append(line);
-    }
-    i = end;
-  }
-  return out;
+  return rewrite_lines(host_limits, [&](std::string_view line, std::string* out) {
+    if (!line.starts_with(name) || line.size() < kUnit) return false;
+    out->append(line.substr(0, kValues)).append(value(cur)).append(value(max)).append(line.substr(kUnit));
+    return true;
+  });
 }
 
 std::string calling_thread_comm(Task& t) {
@@ -431,7 +475,7 @@ std::string guest_comm(std::string_view host_comm, std::string_view emulator, st
 }
 
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack, int hidden_threads) {
+                          uint64_t start_stack, int hidden_threads, const ProcSignals* sigs) {
   const size_t open = host_stat.find('(');
   const size_t close = host_stat.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
@@ -439,7 +483,15 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
   }
   std::string out(host_stat.substr(0, close + 1));
   if (!comm.empty()) out = fmt::format("{}({})", host_stat.substr(0, open), comm);
-  // Fields 3.. follow ") ", separated by single spaces: num_threads is field 20, vsize 23, startstack 28.
+  // Fields 3.. follow ") ", separated by single spaces: num_threads is field 20, vsize 23, startstack 28,
+  // then signal, blocked, sigignore and sigcatch 31 to 34.
+  const auto signal_field = [sigs](int field) {
+    const uint64_t set = field == 31   ? sigs->pending
+                         : field == 32 ? sigs->blocked
+                         : field == 33 ? sigs->ignored
+                                       : sigs->caught;
+    return set & 0x7fffffffu;
+  };
   std::string_view rest = host_stat.substr(close + 1);
   int field = 2;
   size_t i = 0;
@@ -457,6 +509,8 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
       out += fmt::format("{}", std::max<long>(1, n - hidden_threads));
     } else if ((field == 23 && vsize != 0) || (field == 28 && start_stack != 0)) {
       out += fmt::format("{}", field == 23 ? vsize : start_stack);
+    } else if (field >= 31 && field <= 34 && sigs != nullptr) {
+      out += fmt::format("{}", signal_field(field));
     } else {
       continue;
     }
@@ -466,51 +520,61 @@ std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uin
 }
 
 std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
-                            int hidden_threads, int seccomp_mode, int seccomp_filters) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < host_status.size()) {
-    const size_t eol = std::min(host_status.find('\n', pos), host_status.size());
-    const std::string_view line = host_status.substr(pos, eol - pos);
+                            int hidden_threads, int seccomp_mode, int seccomp_filters,
+                            const ProcSignals* sigs) {
+  // render_sigset_t: 16 hex digits, signal 64's bit first.
+  const auto sigset_line = [&](std::string_view line, std::string* out) {
+    static constexpr std::pair<std::string_view, uint64_t ProcSignals::*> kSets[] = {
+        {"SigPnd:", &ProcSignals::pending},
+        {"ShdPnd:", &ProcSignals::shared_pending},
+        {"SigBlk:", &ProcSignals::blocked},
+        {"SigIgn:", &ProcSignals::ignored},
+        {"SigCgt:", &ProcSignals::caught}};
+    for (const auto& [name, field] : kSets) {
+      if (!line.starts_with(name)) continue;
+      *out += fmt::format("{}\t{:016x}", name, sigs->*field);
+      return true;
+    }
+    if (!line.starts_with("SigQ:")) return false;
+    const size_t slash = line.find('/');
+    if (sigs->queue_limit) {
+      *out += fmt::format("SigQ:\t{}/{}", sigs->queued, *sigs->queue_limit);
+    } else {
+      *out += fmt::format("SigQ:\t{}{}", sigs->queued, slash == line.npos ? "" : line.substr(slash));
+    }
+    return true;
+  };
+  return rewrite_lines(host_status, [&](std::string_view line, std::string* out) {
     if (line.starts_with("Name:") && !comm.empty()) {
-      out += fmt::format("Name:\t{}", comm);
+      *out += fmt::format("Name:\t{}", comm);
     } else if (line.starts_with("VmSize:") && vsize != 0) {
-      out += fmt::format("VmSize:\t{:8} kB", vsize / 1024);
+      *out += fmt::format("VmSize:\t{:8} kB", vsize / 1024);
     } else if (line.starts_with("Threads:")) {
       // The emulator's own threads (intake, CLONE_VM helpers) are not the guest's.
       const long n = strtol(std::string(line.substr(8)).c_str(), nullptr, 10);
-      out += fmt::format("Threads:\t{}", std::max<long>(1, n - hidden_threads));
+      *out += fmt::format("Threads:\t{}", std::max<long>(1, n - hidden_threads));
     } else if (line.starts_with("Seccomp:") && seccomp_mode >= 0) {
-      out += fmt::format("Seccomp:\t{}", seccomp_mode);  // the guest's filters, not the host's (none)
+      *out += fmt::format("Seccomp:\t{}", seccomp_mode);  // the guest's filters, not the host's (none)
     } else if (line.starts_with("Seccomp_filters:") && seccomp_mode >= 0) {
-      out += fmt::format("Seccomp_filters:\t{}", seccomp_filters);
+      *out += fmt::format("Seccomp_filters:\t{}", seccomp_filters);
     } else {
-      out += line;
+      return sigs != nullptr && sigset_line(line, out);
     }
-    if (eol < host_status.size()) out += '\n';
-    pos = eol + 1;
-  }
-  return out;
+    return true;
+  });
 }
 
 std::string fix_proc_fdinfo(std::string_view host_fdinfo) {
-  std::string out;
-  size_t pos = 0;
-  while (pos < host_fdinfo.size()) {
-    const size_t eol = std::min(host_fdinfo.find('\n', pos), host_fdinfo.size());
-    const std::string_view line = host_fdinfo.substr(pos, eol - pos);
+  return rewrite_lines(host_fdinfo, [](std::string_view line, std::string* out) {
     unsigned flags = 0;
     const size_t v = line.find_first_not_of(" \t", 6);
-    if (line.starts_with("flags:") && v != std::string_view::npos &&
-        std::from_chars(line.data() + v, line.data() + line.size(), flags, 8).ec == std::errc()) {
-      out += fmt::format("flags:\t0{:o}", guest::guest_open_flags(static_cast<int>(flags)));
-    } else {
-      out += line;
+    if (!line.starts_with("flags:") || v == std::string_view::npos ||
+        std::from_chars(line.data() + v, line.data() + line.size(), flags, 8).ec != std::errc()) {
+      return false;
     }
-    if (eol < host_fdinfo.size()) out += '\n';
-    pos = eol + 1;
-  }
-  return out;
+    *out += fmt::format("flags:\t0{:o}", guest::guest_open_flags(static_cast<int>(flags)));
+    return true;
+  });
 }
 
 std::string render_cpuinfo(int ncpu, uint64_t hwcap, uint64_t hwcap2, uint64_t midr) {

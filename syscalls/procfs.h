@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -95,17 +96,30 @@ std::string calling_thread_comm(Task& t);
 // reads "unlimited".
 std::string fix_proc_limits(std::string_view host_limits, std::string_view name, uint64_t cur, uint64_t max);
 
+// A guest thread's signals as fs/proc/array.c shows them (task_sig, collect_sigign_sigcatch): its own pending
+// set, its process's shared one, its blocked mask, the actions that are SIG_IGN and those with a handler
+// (bit sig - 1 each), and the signals queued against RLIMIT_SIGPENDING with the guest's limit of them
+// (none: the host's stands).
+struct ProcSignals {
+  uint64_t pending = 0, shared_pending = 0, blocked = 0, ignored = 0, caught = 0;
+  uint64_t queued = 0;
+  std::optional<uint64_t> queue_limit;
+};
+
 // /proc/<pid>/stat of the host with field 2 (comm), 20 (num_threads, less the emulator's `hidden_threads`),
-// 23 (vsize) and, unless 0, 28 (startstack) replaced (pure); an empty comm or a zero vsize keeps the host's.
+// 23 (vsize), unless 0 28 (startstack), and with `sigs` 31 to 34 (signal, blocked, sigignore, sigcatch: the
+// low 31 bits, as do_task_stat prints them) replaced (pure); an empty comm or a zero vsize keeps the host's.
 // Returns the input unchanged when it does not parse.
 std::string fix_proc_stat(std::string_view host_stat, std::string_view comm, uint64_t vsize,
-                          uint64_t start_stack, int hidden_threads);
+                          uint64_t start_stack, int hidden_threads, const ProcSignals* sigs = nullptr);
 
 // /proc/<pid>/status of the host with the Name:, VmSize: and Threads: lines replaced as fix_proc_stat does
 // (pure).
 // seccomp_mode >= 0: the Seccomp: and Seccomp_filters: lines are the guest thread's.
+// sigs: the SigQ:, SigPnd:, ShdPnd:, SigBlk:, SigIgn: and SigCgt: lines are (the host's are a64run's own).
 std::string fix_proc_status(std::string_view host_status, std::string_view comm, uint64_t vsize,
-                            int hidden_threads, int seccomp_mode = -1, int seccomp_filters = 0);
+                            int hidden_threads, int seccomp_mode = -1, int seccomp_filters = 0,
+                            const ProcSignals* sigs = nullptr);
 
 // /proc/<pid>/fdinfo/<n> of the host with its "flags:" line in guest open flags (pure).
 std::string fix_proc_fdinfo(std::string_view host_fdinfo);

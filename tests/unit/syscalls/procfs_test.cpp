@@ -110,6 +110,34 @@ TEST(ProcfsTest, StatusGetsTheGuestThreadsSeccompLines) {
   EXPECT_EQ(fix_proc_status(host, "", 0, 0), host);
 }
 
+TEST(ProcfsTest, StatusAndStatGetTheGuestThreadsSignals) {
+  const std::string host =
+      "Threads:\t3\nSigQ:\t0/95000\nSigPnd:\t0000000000000000\nShdPnd:\t0000000000000000\n"
+      "SigBlk:\t0000000000000000\nSigIgn:\t0000000000001000\nSigCgt:\t00000001c0000a00\nCapInh:\t0\n";
+  ProcSignals sigs;
+  sigs.pending = 1ull << 14;
+  sigs.shared_pending = (1ull << 38) | 1;
+  sigs.blocked = (1ull << 63) | (1ull << 14);
+  sigs.ignored = 1ull << 11;
+  sigs.caught = 1ull << 9;
+  sigs.queued = 3;
+  EXPECT_EQ(fix_proc_status(host, "", 0, 0, -1, 0, &sigs),
+            "Threads:\t3\nSigQ:\t3/95000\nSigPnd:\t0000000000004000\nShdPnd:\t0000004000000001\n"
+            "SigBlk:\t8000000000004000\nSigIgn:\t0000000000000800\nSigCgt:\t0000000000000200\nCapInh:\t0\n");
+  sigs.queue_limit = 7;  // the guest's RLIMIT_SIGPENDING
+  EXPECT_NE(fix_proc_status(host, "", 0, 0, -1, 0, &sigs).find("SigQ:\t3/7\n"), std::string::npos);
+  // Without them (another process's file) the host's lines stay.
+  EXPECT_EQ(fix_proc_status(host, "", 0, 0), host);
+
+  // stat's fields 31 to 34: the low 31 bits of pending, blocked, ignored and caught, in decimal.
+  const std::string stat =
+      "42 (a64run) S 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 3 0 123 1099511627776 300 "
+      "18446744073709551615 1 2 140000000 0 0 0 0 4096 1234 0 0 0 17 1 0 0\n";
+  EXPECT_EQ(fix_proc_stat(stat, "", 0, 0, 0, &sigs),
+            "42 (a64run) S 1 42 42 0 -1 4194304 10 0 0 0 1 2 0 0 20 0 3 0 123 1099511627776 300 "
+            "18446744073709551615 1 2 140000000 0 0 16384 16384 2048 512 0 0 0 17 1 0 0\n");
+}
+
 TEST(ProcfsTest, FdinfoFlagsInGuestValues) {
   // Host O_RDONLY | O_DIRECTORY (0200000) | O_LARGEFILE (0100000) | O_CLOEXEC.
   const std::string host = "pos:\t0\nflags:\t02300000\nmnt_id:\t25\nino:\t7\n";

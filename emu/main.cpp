@@ -75,6 +75,8 @@ void usage(FILE* out) {
       "                  instead of the host, from a64run to itself\n"
       "  --exec-seccomp=FD   internal: the seccomp filters a guest execve keeps, in the file FD (read and\n"
       "                  closed at start), from a64run to itself\n"
+      "  --exec-pending=FD   internal: the pending signals a guest execve keeps, in the file FD (read\n"
+      "                  and closed at start), from a64run to itself\n"
       "  --exec-host-cwd internal: the exec'ing program entered its working directory, a directory of\n"
       "                  the sysroot, by its host path (getcwd reads that path), from a64run to itself\n"
       "  -h, --help      show this help\n"
@@ -272,6 +274,17 @@ int parse_exec_option(const std::string& a, emu::Options* opts) {
     opts->exec_seccomp = std::move(chain);
     return -1;
   }
+  // The pending signals a guest execve keeps (signals.h); past the point of no return, as above.
+  if (a.starts_with("--exec-pending=")) {
+    char* end = nullptr;
+    const long fd = std::strtol(a.c_str() + 15, &end, 10);
+    if (*end != '\0' || fd < 0 || fd > INT_MAX ||
+        !signals::read_exec_pending(static_cast<int>(fd), &opts->exec_pending)) {
+      fmt::print(stderr, "a64run: {}: not a list of pending signals\n", a);
+      signals::die_with_signal(SIGKILL);
+    }
+    return -1;
+  }
   // How the working directory was named (Process::cwd_by_host_path).
   if (a == "--exec-host-cwd") {
     opts->exec_host_cwd = true;
@@ -414,6 +427,7 @@ int run(int argc, char** argv) {
   proc.add_thread(main_task);
   signals::apply_exec_state(*main_task, proc.opts().exec_blocked, proc.opts().exec_ignored);
   syscalls::seccomp::install_exec_chain(*main_task, proc.opts().exec_seccomp);
+  signals::apply_exec_pending(*main_task, proc.opts().exec_pending);
   // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
   signals::start_host_signal_intake(proc);

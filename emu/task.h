@@ -51,6 +51,8 @@ struct Options {
   uint64_t exec_ignored = 0;
   // The seccomp filters an execve keeps (--exec-seccomp, read at start: syscalls/seccomp.h).
   std::shared_ptr<const syscalls::seccomp::Filter> exec_seccomp;
+  // The pending signals an execve keeps (--exec-pending, read at start: signals.h).
+  signals::ExecPending exec_pending;
   // The exec'ing process entered its working directory by a host path inside the sysroot
   // (Process::cwd_by_host_path; --exec-host-cwd, given by a64run to itself).
   bool exec_host_cwd = false;

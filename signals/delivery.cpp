@@ -22,16 +22,6 @@ namespace signals {
 namespace {
 
 constexpr uint64_t kRestartSyscallNr = 128;  // __NR_restart_syscall
-// Synchronous signals go first (next_signal's SYNCHRONOUS_MASK), then the lowest number.
-constexpr sigset_t kSynchronous = sig_bit(guest::kSIGSEGV) | sig_bit(guest::kSIGBUS) |
-                                  sig_bit(guest::kSIGILL) | sig_bit(guest::kSIGTRAP) |
-                                  sig_bit(guest::kSIGFPE) | sig_bit(guest::kSIGSYS);
-
-int pick(sigset_t set) {
-  if (set & kSynchronous) set &= kSynchronous;
-  return set ? __builtin_ctzll(set) + 1 : 0;
-}
-
 // Stops the whole process with the host's job control, so a parent's waitpid(WUNTRACED) sees WSTOPSIG.
 void group_stop(int sig) {
   struct sigaction dfl {};
@@ -92,7 +82,7 @@ Next dequeue_one(emu::Task& t, PendingSignal* out, guest::sigaction* act, sigset
   ThreadSignals& ts = t.sig();
   const sigset_t own = ts.pending.set() & ~ts.blocked;
   const sigset_t shared = ps.shared.set() & ~ts.blocked;
-  const int sig = pick(own) ? pick(own) : pick(shared);
+  const int sig = own ? next_signal(own) : next_signal(shared);
   if (sig == 0) {
     recompute_locked(t);
     return Next::kNone;

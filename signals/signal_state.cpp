@@ -34,6 +34,14 @@ DefaultAction default_action(int sig) {
   }
 }
 
+int next_signal(sigset_t set) {
+  constexpr sigset_t kSynchronous = sig_bit(guest::kSIGSEGV) | sig_bit(guest::kSIGBUS) |
+                                    sig_bit(guest::kSIGILL) | sig_bit(guest::kSIGTRAP) |
+                                    sig_bit(guest::kSIGFPE) | sig_bit(guest::kSIGSYS);
+  if (set & kSynchronous) set &= kSynchronous;
+  return set ? __builtin_ctzll(set) + 1 : 0;
+}
+
 bool is_ignored(const guest::sigaction& a, int sig) {
   if (a.handler == guest::kSIG_IGN) return true;
   if (a.handler != guest::kSIG_DFL) return false;

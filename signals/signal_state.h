@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "syscalls/abi/siginfo.h"
 #include "syscalls/abi/signal.h"
@@ -42,6 +43,7 @@ class PendingQueue {
   // Drops every entry for sig (a signal becoming ignored); returns how many RT entries went.
   size_t discard(int sig);
   size_t size() const { return items_.size(); }
+  const std::deque<PendingSignal>& items() const { return items_; }
   // The queued signal of POSIX timer `id`, or null.
   PendingSignal* find_timer(int32_t id);
 
@@ -88,6 +90,19 @@ struct ProcessSignals {
 inline bool on_altstack(const guest::stack_t& ss, uint64_t sp) {
   return !(ss.ss_flags & guest::kSS_DISABLE) && sp > ss.ss_sp && sp - ss.ss_sp <= ss.ss_size;
 }
+
+// A pending signal that an execve keeps (signals.h, exec_pending_fd): on the process's shared queue or on
+// the exec'ing thread's own.
+struct ExecPendingSignal {
+  bool shared = false;
+  guest::siginfo info{};
+};
+using ExecPending = std::vector<ExecPendingSignal>;
+
+// The signal of `set` taken first (kernel/signal.c next_signal): a synchronous one (SIGSEGV, SIGBUS, SIGILL,
+// SIGTRAP, SIGFPE, SIGSYS), else the lowest number; 0 for an empty set. Linux's dequeue_signal takes from
+// the thread's own queue before the process's shared one: callers pick in `own` first.
+int next_signal(sigset_t set);
 
 // True when sig's current action discards it (SIG_IGN, or SIG_DFL with a default of ignore).
 bool is_ignored(const guest::sigaction& a, int sig);

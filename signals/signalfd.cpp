@@ -189,7 +189,7 @@ size_t take_locked(emu::Task& t, uint64_t mask, SignalfdSiginfo* out, size_t max
     if ((own | shared) == 0) break;
     PendingQueue& q = own ? t.sig().pending : ps.shared;
     PendingSignal p;
-    const bool live = q.take(__builtin_ctzll(own ? own : shared) + 1, &p);
+    const bool live = q.take(next_signal(own ? own : shared), &p);
     if (ps.queued) --ps.queued;
     if (live) out[n++] = to_ssi(p.info);
   }

@@ -79,6 +79,16 @@ std::string exec_state_arg(emu::Task& t);
 bool guest_sigpending_limit(rlimit* out);
 void set_guest_sigpending_limit(const rlimit& limit);
 void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored);
+// It keeps the pending signals too, the exec'ing thread's own and the process's shared ones
+// (exec_pending.cpp): exec_pending_fd writes them to a memory file the new a64run reads (--exec-pending=FD)
+// before the program starts (-1: none pending; below -1: -errno); read_exec_pending reads and closes it
+// (false: not such a file), apply_exec_pending queues them again, on the new program's first thread and on
+// the process. The signals of POSIX timers stay behind (execve deletes the timers). A signal queued between
+// exec_pending_fd and the host's execve (by another thread of the process, or from outside through the
+// intake) is not in the file: that window is open.
+int exec_pending_fd(emu::Task& t);
+bool read_exec_pending(int fd, ExecPending* out);
+void apply_exec_pending(emu::Task& main_thread, const ExecPending& pending);
 // The host thread's blocked signals and the host's ignored ones, as a64run was started with them: a
 // program a64run starts inherits them as from an execve.
 void host_signal_state(uint64_t* blocked, uint64_t* ignored);

@@ -218,6 +218,13 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
   if (seccomp_fd < -1) return seccomp_fd;
   if (seccomp_fd >= 0) host_args.push_back(fmt::format("--exec-seccomp={}", seccomp_fd));
   if (t.proc().cwd_by_host_path.load(std::memory_order_relaxed)) host_args.emplace_back("--exec-host-cwd");
+  // The pending signals, as late as can be: a memory file like the seccomp chain's.
+  const int pending_fd = signals::exec_pending_fd(t);
+  if (pending_fd < -1) {
+    if (seccomp_fd >= 0) ::close(seccomp_fd);
+    return pending_fd;
+  }
+  if (pending_fd >= 0) host_args.push_back(fmt::format("--exec-pending={}", pending_fd));
   host_args.insert(host_args.end(), {"-0", args.empty() ? std::string() : args[0], "--", host});
   if (args.size() > 1) host_args.insert(host_args.end(), args.begin() + 1, args.end());
   int64_t r = host_execve(t, emu::self_exe_path(), host_args, env, false);
@@ -228,6 +235,7 @@ int64_t do_exec(Task& t, std::string program, std::vector<std::string> args, std
     r = host_execve(t, "/proc/self/exe", host_args, env, false);
   }
   if (seccomp_fd >= 0) ::close(seccomp_fd);
+  if (pending_fd >= 0) ::close(pending_fd);
   return r;
 }
 

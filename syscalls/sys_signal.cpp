@@ -163,9 +163,11 @@ SysResult sys_rt_sigtimedwait(Task& t, GuestPtr<const uint64_t> set, GuestPtr<gu
   auto step = [&](bool arm) -> int64_t {
     t.sig().real_blocked = 0;
     uint64_t queued = t.sig().pending.set() | ps.shared.set();
-    while (const uint64_t avail = queued & want) {
-      const int sig = __builtin_ctzll(avail) + 1;
-      const bool live = (t.sig().pending.has(sig) ? t.sig().pending : ps.shared).take(sig, &got);
+    while (queued & want) {
+      // dequeue_signal's order: the thread's own queue first (next_signal within each).
+      const uint64_t own = t.sig().pending.set() & want;
+      const int sig = signals::next_signal(own ? own : ps.shared.set() & want);
+      const bool live = (own ? t.sig().pending : ps.shared).take(sig, &got);
       if (ps.queued) --ps.queued;
       queued = t.sig().pending.set() | ps.shared.set();
       if (!live) continue;  // a stale POSIX timer signal, dropped

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "emu/task.h"
 #include "emu/vdso.h"
@@ -286,9 +287,32 @@ HostExecSignals::HostExecSignals(emu::Task& t) {
     changed_ |= sig_bit(sig);
   }
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &old_mask_, 8);
+  // The pending signals the guest blocks go with it (execve keeps them), queued again with their siginfo on
+  // this host thread, whose own pending signals the host's execve keeps whichever queue they came from.
+  std::vector<guest::siginfo> pending;
+  {
+    ProcessSignals& ps = t.proc().signals();
+    std::lock_guard lk(ps.sig_lock);
+    for (const PendingQueue* q : {&t.sig().pending, &ps.shared}) {
+      for (const PendingSignal& p : q->items()) {
+        if (p.timer < 0 && (blocked & sig_bit(p.info.si_signo))) pending.push_back(p.info);
+      }
+    }
+  }
+  const long pid = ::getpid(), tid = ::gettid();
+  for (guest::siginfo& info : pending) {
+    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, info.si_signo, &info) == 0)
+      requeued_ |= sig_bit(info.si_signo);
+  }
 }
 
 HostExecSignals::~HostExecSignals() {
+  // The exec failed: the guest's queues still hold the signals, so their host copies go.
+  if (requeued_ != 0) {
+    const timespec zero{0, 0};
+    while (::syscall(SYS_rt_sigtimedwait, &requeued_, nullptr, &zero, 8) > 0) {
+    }
+  }
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old_mask_, nullptr, 8);
   for (int sig = 1; sig <= kNumSignals; ++sig) {
     if (changed_ & sig_bit(sig)) ::syscall(SYS_rt_sigaction, sig, &old_[sig - 1], nullptr, 8);

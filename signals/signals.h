@@ -101,7 +101,9 @@ struct KernelSigaction {
 // An execve of a host program (sys_exec.cpp: the host runs it, as under qemu-user) inherits the host
 // thread's mask and the host's ignored signals, so for the exec they become the guest's: its blocked
 // signals, and SIG_IGN for exactly the signals it ignores (a64run ignores SIGPIPE for itself; its handlers
-// become SIG_DFL at the exec anyway). Destroying it puts a64run's own back, for an exec that failed.
+// become SIG_DFL at the exec anyway). The signals pending for the thread and the process that the guest
+// blocks are queued on the host thread with their siginfo, for the host's execve to keep. Destroying it puts
+// a64run's own back (and takes those copies away again), for an exec that failed.
 class HostExecSignals {
  public:
   explicit HostExecSignals(emu::Task& t);
@@ -111,7 +113,8 @@ class HostExecSignals {
 
  private:
   uint64_t old_mask_ = 0;
-  uint64_t changed_ = 0;  // the signals whose host action was replaced
+  uint64_t changed_ = 0;   // the signals whose host action was replaced
+  uint64_t requeued_ = 0;  // the pending signals queued on the host thread
   KernelSigaction old_[kNumSignals] = {};
 };
 

@@ -1,12 +1,8 @@
 // The pending signals an execve keeps (signal(7): "the pending signal set is preserved across an
 // execve"): the exec'ing thread's own and the process's shared ones. a64run re-executes itself for the
 // guest's execve, so they travel in a memory file, as the seccomp filters do (syscalls/seccomp.cpp).
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstring>
 
 #include "emu/task.h"
@@ -43,30 +39,13 @@ int exec_pending_fd(emu::Task& t) {
     add(ps.shared, 'S');
   }
   if (bytes.size() == sizeof kMagic) return -1;
-  const int fd = static_cast<int>(::syscall(SYS_memfd_create, "a64run-pending", 0));
-  if (fd < 0) return -errno;
-  if (const int64_t err = syscalls::write_all(fd, bytes); err < 0) {
-    ::close(fd);
-    return static_cast<int>(err);
-  }
-  return fd;
+  return syscalls::exec_memfd("a64run-pending", bytes);
 }
 
 bool read_exec_pending(int fd, ExecPending* out) {
   std::string bytes;
-  char buf[16384];
-  // Far more than RLIMIT_SIGPENDING lets queue: a file this long is not a64run's.
-  constexpr size_t limit = sizeof kMagic + kEntry * (size_t{1} << 20);
-  for (off_t off = 0;;) {
-    const ssize_t n = ::pread(fd, buf, sizeof buf, off);
-    if (n <= 0 || bytes.size() > limit) {
-      ::close(fd);
-      if (n < 0 || bytes.size() > limit) return false;
-      break;
-    }
-    bytes.append(buf, static_cast<size_t>(n));
-    off += n;
-  }
+  // Far more than RLIMIT_SIGPENDING lets queue: a longer file is not a64run's.
+  if (!syscalls::read_exec_memfd(fd, sizeof kMagic + kEntry * (size_t{1} << 20), &bytes)) return false;
   if (bytes.size() < sizeof kMagic || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0 ||
       (bytes.size() - sizeof kMagic) % kEntry != 0)
     return false;

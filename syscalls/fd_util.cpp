@@ -28,6 +28,27 @@ int64_t write_all(int fd, std::string_view data) {
   }
   return 0;
 }
+
+int exec_memfd(const char* name, std::string_view data) {
+  const int fd = static_cast<int>(::syscall(SYS_memfd_create, name, 0));
+  if (fd < 0) return -errno;
+  if (const int64_t err = write_all(fd, data); err < 0) {
+    ::close(fd);
+    return static_cast<int>(err);
+  }
+  return fd;
+}
+
+bool read_exec_memfd(int fd, size_t limit, std::string* out) {
+  out->clear();
+  char buf[65536];
+  ssize_t n;
+  while ((n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(out->size()))) > 0 && out->size() <= limit)
+    out->append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return n == 0 && out->size() <= limit;
+}
+
 namespace {
 
 constexpr int kMaxReserved = 16;

@@ -10,6 +10,11 @@ namespace syscalls {
 
 // Writes all of `data` to fd from its offset: 0, or -errno (-EIO when the file takes no more).
 int64_t write_all(int fd, std::string_view data);
+// State an execve hands to the new a64run (the seccomp filters, the pending signals): a memory file holding
+// `data`, inherited across the exec (no close-on-exec); its fd, or -errno.
+int exec_memfd(const char* name, std::string_view data);
+// Reads the whole of such a file and closes it: false when it cannot be read or is longer than `limit`.
+bool read_exec_memfd(int fd, size_t limit, std::string* out);
 // Marks fd as the emulator's: guest syscalls on it fail with EBADF and close_range skips it.
 void reserve_fd(int fd);
 bool is_reserved_fd(int fd);

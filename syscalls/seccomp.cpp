@@ -559,32 +559,13 @@ int exec_fd(Task& t) {
     std::lock_guard lk(t.proc().signals().sig_lock);
     chain = t.seccomp_filter;
   }
-  const std::string bytes = serialize(chain.get());
-  const int fd = static_cast<int>(::syscall(SYS_memfd_create, "a64run-seccomp", 0));
-  if (fd < 0) return -errno;
-  if (const int64_t err = write_all(fd, bytes); err < 0) {
-    ::close(fd);
-    return static_cast<int>(err);
-  }
-  return fd;
+  return exec_memfd("a64run-seccomp", serialize(chain.get()));
 }
 
 bool read_exec_fd(int fd, Chain* out) {
   std::string bytes;
-  char buf[65536];
-  off_t off = 0;
-  for (;;) {
-    const ssize_t n = ::pread(fd, buf, sizeof buf, off);
-    if (n < 0) {
-      ::close(fd);
-      return false;
-    }
-    if (n == 0) break;
-    bytes.append(buf, static_cast<size_t>(n));
-    off += n;
-    if (bytes.size() > (kMaxInsnsPerPath + 1) * sizeof(sock_filter) * 2) break;  // more than a chain holds
-  }
-  ::close(fd);
+  // A longer file is not a chain (kMaxInsnsPerPath instructions in all, with the headers).
+  if (!read_exec_memfd(fd, (kMaxInsnsPerPath + 1) * sizeof(sock_filter) * 2, &bytes)) return false;
   return deserialize(bytes, out);
 }
 

@@ -8,7 +8,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <vector>
 
 #include "emu/task.h"
 #include "emu/vdso.h"
@@ -289,20 +288,11 @@ HostExecSignals::HostExecSignals(emu::Task& t) {
   ::syscall(SYS_rt_sigprocmask, SIG_SETMASK, &blocked, &old_mask_, 8);
   // The pending signals the guest blocks go with it (execve keeps them), queued again with their siginfo on
   // this host thread, whose own pending signals the host's execve keeps whichever queue they came from.
-  std::vector<guest::siginfo> pending;
-  {
-    ProcessSignals& ps = t.proc().signals();
-    std::lock_guard lk(ps.sig_lock);
-    for (const PendingQueue* q : {&t.sig().pending, &ps.shared}) {
-      for (const PendingSignal& p : q->items()) {
-        if (p.timer < 0 && (blocked & sig_bit(p.info.si_signo))) pending.push_back(p.info);
-      }
-    }
-  }
   const long pid = ::getpid(), tid = ::gettid();
-  for (guest::siginfo& info : pending) {
-    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, info.si_signo, &info) == 0)
-      requeued_ |= sig_bit(info.si_signo);
+  for (ExecPendingSignal& e : kept_pending_signals(t)) {
+    if (!(blocked & sig_bit(e.info.si_signo))) continue;
+    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, e.info.si_signo, &e.info) == 0)
+      requeued_ |= sig_bit(e.info.si_signo);
   }
 }
 

@@ -1,11 +1,10 @@
 // The pending signals an execve keeps (signal(7): "the pending signal set is preserved across an
 // execve"): the exec'ing thread's own and the process's shared ones. a64run re-executes itself for the
 // guest's execve, so they travel in a memory file, as the seccomp filters do (syscalls/seccomp.cpp).
-#include <time.h>
-
 #include <cstring>
 
 #include "emu/task.h"
+#include "signals/park.h"
 #include "signals/signals.h"
 #include "syscalls/fd_util.h"
 
@@ -15,30 +14,29 @@ namespace {
 constexpr char kMagic[8] = {'A', '6', '4', 'P', 'E', 'N', 'D', '1'};
 constexpr size_t kEntry = 1 + sizeof(guest::siginfo);  // 'T' (the thread's) or 'S' (shared), then the siginfo
 
-uint64_t monotonic_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
 }  // namespace
 
-int exec_pending_fd(emu::Task& t) {
-  std::string bytes(kMagic, sizeof kMagic);
-  {
-    ProcessSignals& ps = t.proc().signals();
-    std::lock_guard lk(ps.sig_lock);
-    const auto add = [&bytes](const PendingQueue& q, char kind) {
-      for (const PendingSignal& p : q.items()) {
-        if (p.timer >= 0) continue;  // execve deletes the POSIX timers, and a deleted timer's signal goes
-        bytes += kind;
-        bytes.append(reinterpret_cast<const char*>(&p.info), sizeof p.info);
-      }
-    };
-    add(t.sig().pending, 'T');
-    add(ps.shared, 'S');
+ExecPending kept_pending_signals(emu::Task& t) {
+  ExecPending kept;
+  ProcessSignals& ps = t.proc().signals();
+  std::lock_guard lk(ps.sig_lock);
+  for (const bool shared : {false, true}) {
+    for (const PendingSignal& p : (shared ? ps.shared : t.sig().pending).items()) {
+      // execve deletes the POSIX timers, and a deleted timer's queued signal goes with it.
+      if (p.timer < 0) kept.push_back(ExecPendingSignal{shared, p.info});
+    }
   }
-  if (bytes.size() == sizeof kMagic) return -1;
+  return kept;
+}
+
+int exec_pending_fd(emu::Task& t) {
+  const ExecPending kept = kept_pending_signals(t);
+  if (kept.empty()) return -1;
+  std::string bytes(kMagic, sizeof kMagic);
+  for (const ExecPendingSignal& e : kept) {
+    bytes += e.shared ? 'S' : 'T';
+    bytes.append(reinterpret_cast<const char*>(&e.info), sizeof e.info);
+  }
   return syscalls::exec_memfd("a64run-pending", bytes);
 }
 
@@ -65,7 +63,7 @@ void apply_exec_pending(emu::Task& main_thread, const ExecPending& pending) {
   if (pending.empty()) return;
   ProcessSignals& ps = main_thread.proc().signals();
   std::lock_guard lk(ps.sig_lock);
-  const uint64_t now = monotonic_ns();
+  const uint64_t now = now_ns();
   for (const ExecPendingSignal& e : pending) {
     PendingQueue& q = e.shared ? ps.shared : main_thread.sig().pending;
     const size_t before = q.size();

@@ -85,7 +85,9 @@ void apply_exec_state(emu::Task& main_thread, uint64_t blocked, uint64_t ignored
 // (false: not such a file), apply_exec_pending queues them again, on the new program's first thread and on
 // the process. The signals of POSIX timers stay behind (execve deletes the timers). A signal queued between
 // exec_pending_fd and the host's execve (by another thread of the process, or from outside through the
-// intake) is not in the file: that window is open.
+// intake) is not in the file: that window is open. kept_pending_signals lists them (under sig_lock), the
+// thread's first, for this and for an exec of a host program (HostExecSignals).
+ExecPending kept_pending_signals(emu::Task& t);
 int exec_pending_fd(emu::Task& t);
 bool read_exec_pending(int fd, ExecPending* out);
 void apply_exec_pending(emu::Task& main_thread, const ExecPending& pending);

@@ -58,6 +58,7 @@
 #include <cstring>
 #include <utility>
 
+#include "emu/block_chain.h"
 #include "emu/direct_memory.h"
 #include "emu/unicorn_layout.h"
 #include "emu/vcpu.h"
@@ -346,8 +347,10 @@ void* __wrap_tcg_tb_alloc_aarch64(void* ctx) {
   return tb;
 }
 
-// tb_gen_code adds the block to the running engine's own index.
+// tb_gen_code adds the block to the running engine's own index (only a block it made, before it returns
+// it; emu/block_chain.cpp prepares the block's jump slots here).
 void __wrap_tcg_tb_insert_aarch64(void* ctx, void* tb) {
+  emu::prepare_chain_slots(tb);
   emu::Vcpu::Sharing s;
   if (!emu::Vcpu::running_sharing(emu::Vcpu::running_engine(), &s)) {
     __real_tcg_tb_insert_aarch64(ctx, tb);

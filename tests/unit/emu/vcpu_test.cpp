@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "emu/address_space.h"
+#include "emu/block_chain.h"
 #include "emu/block_exit.h"
 #include "emu/run_lock.h"
 
@@ -125,6 +126,30 @@ TEST_F(VcpuKickTest, AKickWhoseCounterFlagWasOverwrittenStillStops) {
   EXPECT_EQ(cpu_->pc(), kCode);
   EXPECT_GT(before, 0u);
   EXPECT_EQ(counter(), cpu_->x(2));
+}
+
+TEST_F(VcpuKickTest, TheLoopChainsToItselfThroughAPreparedSlot) {
+  // The link puts emu/block_chain.cpp's tb_set_jmp_target in Unicorn's place (CMakeLists.txt weakens
+  // Unicorn's copy): the loop's block chains to itself through a slot that was a `test` until then.
+#if !A64RUN_WRAP_TRANSLATOR
+  GTEST_SKIP() << "Unicorn is not linked in";
+#endif
+  ASSERT_TRUE(cpu_->stops_by_kick());
+  const uint64_t chained = chained_slots();
+  std::atomic<bool> stopped{false};
+  StopInfo stop;
+  std::thread runner([&] {
+    stop = cpu_->run();
+    stopped.store(true);
+  });
+  while (!cpu_->in_code()) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  cpu_->request(Vcpu::kRequestYield);
+  runner.join();
+  EXPECT_EQ(stop.kind, StopKind::kRequest);
+  EXPECT_EQ(counter(), cpu_->x(2));
+  EXPECT_GT(counter(), 1000u) << "the loop did not run";
+  EXPECT_GT(chained_slots(), chained) << "no prepared slot was chained";
 }
 
 }  // namespace

@@ -247,6 +247,11 @@ class AddressSpace {
     bump_generation();
   }
 
+  // vCPUs still running a translated block after they moved the code generation from a hook inside it
+  // (`ic ivau`: Vcpu::invalidate_code_from_code). Another vCPU flushes its code buffer only when none is
+  // left (Vcpu::enter_code): the block, or the one its chained jump leads to, may lie in that buffer.
+  std::atomic<int>& code_tail_runners() { return code_tail_runners_; }
+
   std::vector<Vma> snapshot() const;
   // Renders /proc/self/maps for the guest, one render_maps_line per VMA.
   std::string render_maps() const;
@@ -328,6 +333,7 @@ class AddressSpace {
   int lock_future_ = -1;          // GUARDED_BY(mu_): mlock2 flags for new mappings, or -1 for none
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> code_generation_{0};
+  std::atomic<int> code_tail_runners_{0};
   std::atomic<bool> guards_installed_{false};  // the guest has used MADV_GUARD_INSTALL (page_prot asks)
 };
 

@@ -20,8 +20,10 @@
 // 1. A block handed out is valid memory with unchanged code for as long as any vCPU may reach it (through a
 //    jump cache, a chained jump or a running block). Every member flushes its engine only when the address
 //    space's code generation moved (Vcpu::sync_memory, on its way into guest code), and every move happens
-//    under the closed code gate, with no vCPU in guest code. The one flush Unicorn makes on its own, of a
-//    full buffer (tb_gen_code: tcg_tb_alloc fails, tb_flush), is turned into such a move first
+//    under the closed code gate, with no vCPU in guest code; a member that made the move from a hook inside
+//    a block (`ic ivau`) runs the rest of that block after the gate reopens, and no member flushes until
+//    it has left it (Vcpu::invalidate_code_from_code, enter_code). The one flush Unicorn makes on its own, of
+//    a full buffer (tb_gen_code: tcg_tb_alloc fails, tb_flush), is turned into such a move first
 //    (Vcpu::share_buffer_full). A block recorded at generation g is handed only to a member at g, so no
 //    member reaches another's block across a flush of either.
 // 2. An engine that shared blocks either way is never closed while the process lives (leave): a member

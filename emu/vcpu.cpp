@@ -315,6 +315,7 @@ void settle_host_signals(RunLock& lock, Vcpu* self) {
 
 void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
   auto* self = static_cast<Vcpu*>(opaque);
+  self->leave_code_tail();  // out of translated code: the exception left it
   switch (intno) {
     case kExcpSwi: {
       settle_lazy_flags(uc);  // while no other thread may read this one's registers (in_code_ still set)
@@ -372,11 +373,21 @@ uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, vo
   Vcpu* self = t_running != nullptr && t_running->uc_ == uc ? t_running : static_cast<Vcpu*>(opaque);
   const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
                   ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
-  if (ic) self->invalidate_code_from_code();
+  if (ic) self->invalidate_code_from_code(true);
   return 0;
 }
 
-void Vcpu::invalidate_code_from_code() {
+void Vcpu::invalidate_code_from_code(bool in_block) {
+  // From a hook inside a block, this thread returns to the rest of that block (and to the block start its
+  // chained jump leads to, whose exit test then stops it). Those may be another thread's translations
+  // (emu/tb_share.cpp): until this thread has left them (leave_code_tail), no other vCPU flushes its
+  // buffer (enter_code). Counted while this vCPU is still in code: any move of the code generation from
+  // now on (this one, or another thread's that this one waits for at the gate) first waits for this
+  // vCPU to leave code, so a vCPU that flushes after such a move sees the count.
+  if (in_block && !tail_running_) {
+    tail_running_ = true;
+    as_.code_tail_runners().fetch_add(1, std::memory_order_seq_cst);
+  }
   // Every other vCPU leaves guest code before its translations are declared stale (CodeGate): once this
   // thread goes on, none runs an old translation.
   in_code_.store(false, std::memory_order_seq_cst);
@@ -386,6 +397,12 @@ void Vcpu::invalidate_code_from_code() {
   }
   if (stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;
   uc_emu_stop(uc_);
+}
+
+void Vcpu::leave_code_tail() {
+  if (!tail_running_) return;
+  tail_running_ = false;
+  as_.code_tail_runners().fetch_sub(1, std::memory_order_seq_cst);
 }
 
 void Vcpu::stop(StopKind kind) {
@@ -419,7 +436,7 @@ void Vcpu::share_buffer_full(const void* ctx) {
   Vcpu* self = t_running;
   if (self == nullptr || self->share_slot_ < 0 || engine_tcg_context(self->uc_) != ctx || gdb::enabled())
     return;
-  self->invalidate_code_from_code();  // as for `ic ivau`
+  self->invalidate_code_from_code(false);  // as for `ic ivau`; tb_gen_code flushes before it runs a block
 }
 
 bool Vcpu::in_translated_code(uintptr_t pc) const {
@@ -549,7 +566,17 @@ void Vcpu::engine_starting(const void* uc) {
 void Vcpu::enter_code() {
   while (true) {
     in_code_.store(true, std::memory_order_seq_cst);
-    if (as_.gate().open()) break;
+    if (as_.gate().open()) {
+      // A flush of this engine's buffer waits for the vCPUs still in the tail of a block after their own
+      // move of the code generation (invalidate_code_from_code): they may be running code in it. They
+      // leave it within a block, and a move of theirs after this load waits for this vCPU (in code).
+      if (as_.code_generation() == synced_code_generation_ ||
+          as_.code_tail_runners().load(std::memory_order_seq_cst) == 0)
+        break;
+      in_code_.store(false, std::memory_order_seq_cst);
+      while (as_.code_tail_runners().load(std::memory_order_seq_cst) != 0) sched_yield();
+      continue;
+    }
     in_code_.store(false, std::memory_order_seq_cst);
     as_.gate().wait_open();
   }
@@ -569,6 +596,7 @@ StopInfo Vcpu::run() {
     return finish_request_stop();
   }
   const uc_err err = uc_emu_start(uc_, pc(), kUntil, 0, 0);
+  leave_code_tail();
   in_code_.store(false, std::memory_order_release);
   if (err == UC_ERR_OK && stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;  // a kick
   if (err != UC_ERR_OK && (stop_.kind == StopKind::kNone || stop_.kind == StopKind::kRequest)) {

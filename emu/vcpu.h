@@ -216,8 +216,11 @@ class Vcpu {
   // fault_ came from the host: decides what the guest gets (false: the access is allowed now, run again).
   bool classify_host_fault();
   // From a hook inside uc_emu_start (on_sys, share_buffer_full): this vCPU leaves guest code, every other
-  // one is stopped while the code generation moves, and this one leaves uc_emu_start to resync.
-  void invalidate_code_from_code();
+  // one is stopped while the code generation moves, and this one leaves uc_emu_start to resync. in_block:
+  // called from inside a translated block, to which the hook returns (counted in code_tail_runners).
+  void invalidate_code_from_code(bool in_block);
+  // The end of that block's tail: uc_emu_start returned, or an exception left translated code.
+  void leave_code_tail();
 
   AddressSpace& as_;
   std::atomic<Task*> task_;
@@ -234,6 +237,7 @@ class Vcpu {
   // True while this vCPU executes translated code and notices requests only through a kick: inside
   // uc_emu_start, outside the syscall hook.
   std::atomic<bool> in_code_{false};
+  bool tail_running_ = false;  // this thread's: counted in the address space's code_tail_runners
   // True once the engine runs (engine_starting) in this uc_emu_start: a kick from then on cannot be lost.
   std::atomic<bool> engine_started_{false};
   bool kicks_ = false;           // stops by kick (exact on this Unicorn build), else by the block hook

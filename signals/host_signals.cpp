@@ -242,8 +242,10 @@ void start_intake_thread(emu::Process& proc) {
     return;
   }
   pthread_detach(th);
-  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  // The two start side by side: the intake thread hands nothing to the worker before the worker is up
+  // (handoff waits for it), and nothing asks either to stop before both are.
   if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
+    while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
     in.handoff.store(2, std::memory_order_release);  // the worker ends
     in.handoff.notify_one();
     while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) sched_yield();
@@ -252,7 +254,9 @@ void start_intake_thread(emu::Process& proc) {
     return;
   }
   pthread_detach(th);
-  while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0 ||
+         __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0)
+    sched_yield();
 }
 
 // The host process's threads (entries of /proc/self/task), 0 when they cannot be read.

@@ -47,6 +47,18 @@ class VcpuKickTest : public ::testing::Test {
     cpu_->set_x(2, 0);
   }
 
+  // Runs the loop on another thread and returns once it has been in code for 20 ms (its block chained to
+  // itself by then); the caller stops it and joins the thread.
+  std::thread run_in_background(StopInfo* stop, std::atomic<bool>* stopped) {
+    std::thread runner([this, stop, stopped] {
+      *stop = cpu_->run();
+      stopped->store(true);
+    });
+    while (!cpu_->in_code()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return runner;
+  }
+
   uint64_t counter() const {
     uint64_t v;
     memcpy(&v, as_->host(kData), sizeof v);
@@ -109,12 +121,7 @@ TEST_F(VcpuKickTest, AKickWhoseCounterFlagWasOverwrittenStillStops) {
   ASSERT_TRUE(cpu_->stops_by_kick());
   std::atomic<bool> stopped{false};
   StopInfo stop;
-  std::thread runner([&] {
-    stop = cpu_->run();
-    stopped.store(true);
-  });
-  while (!cpu_->in_code()) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the block is chained to itself by now
+  std::thread runner = run_in_background(&stop, &stopped);
   const uint64_t before = counter();
   set_exit_request_only(cpu_->uc());
   for (int i = 0; i < 5000 && !stopped.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -138,12 +145,7 @@ TEST_F(VcpuKickTest, TheLoopChainsToItselfThroughAPreparedSlot) {
   const uint64_t chained = chained_slots();
   std::atomic<bool> stopped{false};
   StopInfo stop;
-  std::thread runner([&] {
-    stop = cpu_->run();
-    stopped.store(true);
-  });
-  while (!cpu_->in_code()) std::this_thread::yield();
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::thread runner = run_in_background(&stop, &stopped);
   cpu_->request(Vcpu::kRequestYield);
   runner.join();
   EXPECT_EQ(stop.kind, StopKind::kRequest);

@@ -457,6 +457,52 @@ bool may_name_flags(uint8_t opc) {
   return opc < kMovI64 || opc > kMulshI64 || opc == kExtI32I64 || opc == kExtuI32I64;
 }
 
+// The guest words of a block, as the translator has just read them from the window (code pages are
+// readable there), decide which instructions may name a flag (may_touch_nzcv): the walks below skip the
+// operands of the ops of every other instruction. A word another thread rewrites meanwhile without the
+// synchronization Arm asks for is a CONSTRAINED UNPREDICTABLE instruction, and every pair Arm allows to be
+// swapped under a running thread (B, BL, NOP, BRK, SVC, ISB) is flag free on both sides. `w` is null
+// without a window: every instruction counts then.
+bool quiet_insn(const DirectWindow* w, uint64_t pc) {
+  if (w == nullptr || pc >= w->size || w->size - pc < 4) return false;
+  uint32_t word = 0;
+  std::memcpy(&word, w->base + pc, sizeof word);
+  return !may_touch_nzcv(word);
+}
+
+#if !A64RUN_CHECK_FLAG_FREE_BLOCKS
+bool block_may_touch_nzcv(const DirectWindow& w, uint64_t pc, uint64_t size) {
+  if (pc > w.size || size > w.size - pc) return true;
+  for (uint64_t at = pc; at + 4 <= pc + size; at += 4) {
+    if (!quiet_insn(&w, at)) return true;
+  }
+  return false;
+}
+
+#else
+// The sanitizer builds check what the walks assume: no op of a quiet instruction names a flag.
+void check_quiet_insns(const Rewrite& r, const DirectWindow* w) {
+  bool quiet = false;
+  uint64_t pc = 0;
+  for (char* op = field<char*>(r.s, kCtxOpsFirst); op != nullptr; op = next_op(op)) {
+    if (static_cast<uint8_t>(op[0]) == kInsnStart) {
+      pc = args(op)[0];
+      quiet = quiet_insn(w, pc);
+      continue;
+    }
+    int outs = 0, ins = 0;
+    arg_counts(r, op, &outs, &ins);
+    for (int i = 0; quiet && i < outs + ins; ++i) {
+      if (flag_index(r, args(op)[i]) < 0) continue;
+      std::fprintf(stderr,
+                   "a64run: internal error: the instruction at %#llx names NZCV, its encoding does not\n",
+                   static_cast<unsigned long long>(pc));
+      std::abort();
+    }
+  }
+}
+#endif
+
 // What one pass over a block's ops finds. Until the end of the first instruction that writes a flag: whether
 // a flag is read before it is written (then the block settles at its start). And L, the last instruction
 // that writes one, with what follows it.
@@ -473,10 +519,11 @@ struct Scan {
                                 // read after a basic block's end (TCG's normal temps die there)
 };
 
-Scan scan_block(const Rewrite& r) {
+Scan scan_block(const Rewrite& r, const DirectWindow* w) {
   Scan b;
   char* insn = nullptr;
   uint64_t insn_pc = 0;
+  bool quiet = false;
   unsigned written = 0;  // the flags written so far, until the first writing instruction ends
   bool bb_end_after_l = false;
   for (char* op = field<char*>(r.s, kCtxOpsFirst); op != nullptr; op = next_op(op)) {
@@ -484,13 +531,14 @@ Scan scan_block(const Rewrite& r) {
       if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
       insn = op;
       insn_pc = args(op)[0];
+      quiet = quiet_insn(w, insn_pc);
       b.last_insn = op;
       b.last_pc = insn_pc;
       continue;
     }
     if (b.first_op == nullptr && insn != nullptr) b.first_op = op;
     int outs = 0, ins = 0;
-    if (may_name_flags(static_cast<uint8_t>(op[0]))) arg_counts(r, op, &outs, &ins);
+    if (!quiet && may_name_flags(static_cast<uint8_t>(op[0]))) arg_counts(r, op, &outs, &ins);
     const bool in_prefix = b.first_write_insn == nullptr || insn == b.first_write_insn;
     for (int i = outs; i < outs + ins; ++i) {
       const int j = flag_index(r, args(op)[i]);
@@ -514,11 +562,17 @@ Scan scan_block(const Rewrite& r) {
 }
 
 // From L on, the flags are the temps'.
-void rename_flags(const Rewrite& r, char* from) {
+void rename_flags(const Rewrite& r, char* from, const DirectWindow* w) {
   uintptr_t temp[kFlags];
   for (uintptr_t& t : temp)
     t = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  bool quiet = false;
   for (char* op = from; op != nullptr; op = next_op(op)) {
+    if (static_cast<uint8_t>(op[0]) == kInsnStart) {
+      quiet = quiet_insn(w, args(op)[0]);
+      continue;
+    }
+    if (quiet) continue;
     int outs = 0, ins = 0;
     arg_counts(r, op, &outs, &ins);
     for (int i = 0; i < outs + ins; ++i) {
@@ -588,8 +642,17 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   DirectWindow w;
   const bool window = Vcpu::running_direct_window(r.s, &w);
   r.defs = field<const OpDef*>(r.s, kCtxOpDefs);
+  const uint64_t pc = field<uint64_t>(tb, kTbPc);
+  const uint64_t size = field<uint16_t>(tb, kTbSize);
+  const DirectWindow* words = window ? &w : nullptr;
+#if A64RUN_CHECK_FLAG_FREE_BLOCKS
   if (!find_flags(&r)) return;
-  const Scan b = scan_block(r);
+  check_quiet_insns(r, words);
+#else
+  if (window && !block_may_touch_nzcv(w, pc, size)) return;  // most blocks: nothing to do
+  if (!find_flags(&r)) return;
+#endif
+  const Scan b = scan_block(r, words);
   if (b.first_op == nullptr || (b.first_write == nullptr && !b.live_in)) return;
   if (field<int>(r.s, kCtxNbTemps) + 16 > kMaxTemps) {
     // The translator frees its temps after each instruction: a block never comes near TCG's limit.
@@ -599,8 +662,6 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   // The translator has freed its temps, but its ops still name them: the temps added here must be new ones,
   // not taken from the free lists (tcg_func_start empties them again for the next translation).
   std::memset(static_cast<char*>(r.s) + kCtxFreeTemps, 0, kFreeTempsSize);
-  const uint64_t pc = field<uint64_t>(tb, kTbPc);
-  const uint64_t size = field<uint16_t>(tb, kTbSize);
   LazyKind kind = kLazyNone;
   char* at = nullptr;
   if (window && b.l_insn != nullptr && !b.unsafe_after_l && b.l_pc >= pc && b.l_pc + 4 <= pc + size) {
@@ -616,7 +677,7 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   }
   if (at == nullptr) return;
   fuse_branch(r, b, at, kind, w);
-  rename_flags(r, b.l_insn);
+  rename_flags(r, b.l_insn, words);
   store_record(r, at, kind);  // where L's arithmetic reads its operands
 }
 

@@ -21,6 +21,12 @@ enum LazyKind : uint32_t {
 // The kind of `insn` if it is one of the instructions above, else kLazyNone.
 LazyKind lazy_kind(uint32_t insn);
 
+// False only for an encoding that reads and writes no condition flag in any translation: the classes of the
+// A64 encoding index that never name NZCV (loads and stores, moves, arithmetic and logic without S, SIMD and
+// floating point other than FCMP, FCCMP and FCSEL, B, BL, CBZ, TBZ, BR, RET, SVC, hints, barriers, MRS and
+// MSR of registers other than NZCV). True for every other encoding, unallocated and unknown ones included.
+bool may_touch_nzcv(uint32_t insn);
+
 // NZCV (in bits 31..28, as in PSTATE) of an instruction of kind `kind` with operands a and b (the low 32
 // bits for the W forms).
 uint32_t lazy_nzcv(LazyKind kind, uint64_t a, uint64_t b);

@@ -2,6 +2,7 @@
 // recomputed from a record is the Arm pseudocode's (AddWithCarry, and the logical instructions' N and Z).
 #include "emu/lazy_flags_arm64.h"
 
+#include <capstone/capstone.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -99,6 +100,131 @@ TEST(LazyFlagsArm64Test, KindsAreTheFlagSettersWithoutFlagInputs) {
       {0x1e612000, kLazyNone, "fcmp d0, d1"},
   };
   for (const auto& c : kCases) EXPECT_EQ(lazy_kind(c.insn), c.kind) << c.text;
+}
+
+// may_touch_nzcv against the Arm ARM: each kind of flag reader and writer, and the common instructions that
+// are neither (so that the answer is not simply always true).
+TEST(LazyFlagsArm64Test, FlagReadersAndWritersMayTouchNzcv) {
+  static const struct {
+    uint32_t insn;
+    bool touches;
+    const char* text;
+  } kCases[] = {
+      {0x54000040, true, "b.eq"},
+      {0x54000051, true, "bc.ne"},
+      {0x9a821020, true, "csel x0, x1, x2, ne"},
+      {0x1a9f17e0, true, "cset w0, eq"},
+      {0x9a020020, true, "adc x0, x1, x2"},
+      {0x5a020020, true, "sbc w0, w1, w2"},
+      {0xfa410000, true, "ccmp x0, x1, #0, eq"},
+      {0x3a410800, true, "ccmn w0, #1, #0, eq"},
+      {0x3a00080d, true, "setf8 w0"},
+      {0xba0084a1, true, "rmif x5, #1, #1"},
+      {0xd500401f, true, "cfinv"},
+      {0xd500403f, true, "xaflag"},
+      {0xd500405f, true, "axflag"},
+      {0xd53b4200, true, "mrs x0, nzcv"},
+      {0xd51b4200, true, "msr nzcv, x0"},
+      {0xf1000c1f, true, "cmp x0, #3"},
+      {0x2b020020, true, "adds w0, w1, w2"},
+      {0xab22c020, true, "adds x0, x1, w2, sxtw"},
+      {0x7200001f, true, "tst w0, #1"},
+      {0xea220020, true, "bics x0, x1, x2"},
+      {0x1e612000, true, "fcmp d0, d1"},
+      {0x1e202018, true, "fcmpe s0, #0.0"},
+      {0x1e610400, true, "fccmp d0, d1, #0, eq"},
+      {0x1e610c20, true, "fcsel d0, d1, d1, eq"},
+      {0x1ee10c20, true, "fcsel h0, h1, h1, eq"},
+      {0x25904000, true, "an SVE flag setter (whilelo)"},
+      {0x19000400, true, "cpyfp (memory copy, sets NZCV)"},
+      {0x00000000, true, "udf #0"},
+      {0x8b020020, false, "add x0, x1, x2"},
+      {0xd1000420, false, "sub x0, x1, #1"},
+      {0xaa0103e0, false, "mov x0, x1"},
+      {0xd2800020, false, "mov x0, #1"},
+      {0xf9400020, false, "ldr x0, [x1]"},
+      {0xa9bf7bfd, false, "stp x29, x30, [sp, #-16]!"},
+      {0xc85f7c20, false, "ldxr x0, [x1]"},
+      {0xf8200020, false, "ldadd x0, x0, [x1]"},
+      {0x94000000, false, "bl"},
+      {0x14000000, false, "b"},
+      {0xb4000000, false, "cbz x0"},
+      {0x37000000, false, "tbnz w0, #0"},
+      {0xd65f03c0, false, "ret"},
+      {0xd63f0020, false, "blr x1"},
+      {0xd4000001, false, "svc #0"},
+      {0xd4200000, false, "brk #0"},
+      {0xd503201f, false, "nop"},
+      {0xd503233f, false, "paciasp"},
+      {0xd5033bbf, false, "dmb ish"},
+      {0xd5033fdf, false, "isb"},
+      {0xd53bd040, false, "mrs x0, tpidr_el0"},
+      {0xd51b4400, false, "msr fpcr, x0"},
+      {0xd50b7520, false, "ic ivau, x0"},
+      {0x9b027c20, false, "mul x0, x1, x2"},
+      {0x9ac20c20, false, "sdiv x0, x1, x2"},
+      {0xdac01020, false, "clz x0, x1"},
+      {0x1e612820, false, "fadd d0, d1, d1"},
+      {0x1e604020, false, "fmov d0, d1"},
+      {0x1e601000, false, "fmov d0, #2.0"},
+      {0x9e670020, false, "fmov d0, x1"},
+      {0x1f420c20, false, "fmadd d0, d1, d2, d3"},
+      {0x4ea21c20, false, "mov v0.16b, v1.16b"},
+      {0x6e22d420, false, "fadd v0.4s, v1.4s, v2.4s"},
+      {0x4e284820, false, "aese v0.16b, v1.16b"},
+  };
+  for (const auto& c : kCases) EXPECT_EQ(may_touch_nzcv(c.insn), c.touches) << c.text;
+}
+
+// Whether Capstone (LLVM's tables) says `insn` reads or writes NZCV: a condition code, a flag update, or NZCV
+// among the registers it accesses. Capstone 5 lists NZCV for CBZ and CBNZ too, which test a register.
+bool capstone_says_nzcv(csh cs, cs_insn* insn) {
+  if (insn->id == ARM64_INS_CBZ || insn->id == ARM64_INS_CBNZ) return false;
+  const cs_arm64& d = insn->detail->arm64;
+  if (d.update_flags || (d.cc != ARM64_CC_INVALID && d.cc != ARM64_CC_AL && d.cc != ARM64_CC_NV)) return true;
+  cs_regs read, write;
+  uint8_t nread = 0, nwrite = 0;
+  if (cs_regs_access(cs, insn, read, &nread, write, &nwrite) == CS_ERR_OK) {
+    for (int i = 0; i < nread; ++i) {
+      if (read[i] == ARM64_REG_NZCV) return true;
+    }
+    for (int i = 0; i < nwrite; ++i) {
+      if (write[i] == ARM64_REG_NZCV) return true;
+    }
+  }
+  return false;
+}
+
+// Across the whole encoding space (every value of the top 14 bits, with pseudo-random low bits): an
+// instruction Capstone knows to read or write NZCV is never one may_touch_nzcv calls flag free.
+TEST(LazyFlagsArm64Test, MayTouchNzcvCoversWhatCapstoneSaysUsesTheFlags) {
+  csh cs = 0;
+  ASSERT_EQ(cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs), CS_ERR_OK);
+  ASSERT_EQ(cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON), CS_ERR_OK);
+  cs_insn* insn = cs_malloc(cs);
+  uint64_t seed = 0x243f6a8885a308d3ull;
+  int decoded = 0, flag_users = 0, missed = 0;
+  for (uint32_t top = 0; top < (1u << 14); ++top) {
+    for (int k = 0; k < 12; ++k) {
+      seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+      const uint32_t word = top << 18 | static_cast<uint32_t>(seed & 0x3ffff);
+      const auto* code = reinterpret_cast<const uint8_t*>(&word);
+      size_t size = sizeof word;
+      uint64_t address = 0x1000;
+      if (!cs_disasm_iter(cs, &code, &size, &address, insn)) continue;
+      ++decoded;
+      if (!capstone_says_nzcv(cs, insn)) continue;
+      ++flag_users;
+      if (!may_touch_nzcv(word) && missed++ < 10) {
+        ADD_FAILURE() << std::hex << word << " " << insn->mnemonic << " " << insn->op_str;
+      }
+    }
+  }
+  cs_free(insn, 1);
+  cs_close(&cs);
+  EXPECT_EQ(missed, 0);
+  EXPECT_GT(decoded, 50000);  // the sample reaches every group of the encoding index
+  EXPECT_GT(flag_users, 5000);
 }
 
 }  // namespace

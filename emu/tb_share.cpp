@@ -105,6 +105,7 @@ void TbShare::turn_off() {
   std::lock_guard lk(mu_);
   on_.store(false, std::memory_order_release);
   blocks_ = {};
+  pending_ = {};
   blocks_used_ = 0;
 }
 
@@ -115,6 +116,7 @@ int TbShare::join(uc_engine* uc, uintptr_t buf, size_t size) {
     Member& m = members_[i];
     if (m.used) continue;
     m.used = true;
+    used_.fetch_add(1, std::memory_order_relaxed);
     m.active = true;
     m.given = false;
     ++m.serial;
@@ -132,6 +134,7 @@ bool TbShare::leave(int slot) {
   if (m.given) return false;  // invariant 2: stays a member, its blocks still handed out
   m.active = false;
   m.used = false;
+  used_.fetch_sub(1, std::memory_order_relaxed);
   ++m.serial;  // its recorded blocks are stale
   m.buf.store(0, std::memory_order_release);
   m.size.store(0, std::memory_order_release);
@@ -139,8 +142,10 @@ bool TbShare::leave(int slot) {
 }
 
 void* TbShare::find(int slot, uint64_t code_gen, const Key& key) {
+  if (used_.load(std::memory_order_relaxed) <= 1) return nullptr;  // a thread alone: every start
   std::lock_guard lk(mu_);
   if (code_gen != blocks_gen_ || !on_.load(std::memory_order_relaxed)) return nullptr;
+  place_pending();
   if (blocks_used_ == 0) return nullptr;
   const Entry& e = place(key);
   if (e.tb == nullptr || e.slot == slot) return nullptr;
@@ -161,10 +166,20 @@ void TbShare::record(int slot, uint64_t code_gen, const Key& key, void* tb) {
     clear_blocks();
     blocks_gen_ = code_gen;
   }
+  if (pending_.capacity() == 0) pending_.reserve(1024);
+  pending_.push_back(Entry{key, tb, slot, members_[slot].serial});
+}
+
+void TbShare::add(const Entry& entry) {
   if ((blocks_used_ + 1) * 2 > blocks_.size()) grow();
-  Entry& e = place(key);
+  Entry& e = place(entry.key);
   if (e.tb == nullptr) ++blocks_used_;
-  e = Entry{key, tb, slot, members_[slot].serial};
+  e = entry;
+}
+
+void TbShare::place_pending() {
+  for (const Entry& e : pending_) add(e);
+  pending_.clear();
 }
 
 TbShare::Entry& TbShare::place(const Key& key) {
@@ -186,6 +201,7 @@ void TbShare::grow() {
 }
 
 void TbShare::clear_blocks() {
+  pending_.clear();
   if (blocks_used_ == 0) return;
   for (Entry& e : blocks_) e.tb = nullptr;
   blocks_used_ = 0;

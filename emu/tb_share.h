@@ -78,6 +78,8 @@ class TbShare {
   // The place of `key` in blocks_ (a power of two long): the entry that holds it, or the free place
   // where it goes.
   Entry& place(const Key& key);
+  void add(const Entry& entry);
+  void place_pending();
   void grow();
   void clear_blocks();
   struct Member {
@@ -93,11 +95,17 @@ class TbShare {
   };
 
   std::atomic<bool> on_{true};
+  // The slots in use: written under mu_, read without it by find, which has nothing to find when its
+  // caller is the only one (a member that joins meanwhile has recorded nothing yet).
+  std::atomic<int> used_{0};
   std::mutex mu_;
   // GUARDED_BY(mu_): open addressing, linear probing, at most half full; no entry is ever removed alone
-  // (a generation move clears them all), so a probe ends at the first free place. A translation adds its
-  // entry without allocating.
+  // (a generation move clears them all), so a probe ends at the first free place.
   std::vector<Entry> blocks_;
+  // GUARDED_BY(mu_): entries recorded and not yet placed in blocks_, in order. A thread alone only records
+  // (find has nothing to look for), and an append costs less than a probe of the table: the first find
+  // that needs the table places them.
+  std::vector<Entry> pending_;
   size_t blocks_used_ = 0;   // GUARDED_BY(mu_)
   uint64_t blocks_gen_ = 0;  // GUARDED_BY(mu_): the code generation of blocks_
   Member members_[kMaxMembers];

@@ -29,26 +29,21 @@ typedef uint64_t (*CaseFn)(uint64_t a, uint64_t b, uint64_t x, uint64_t y, uint6
 
 #define INPUTS [a] "r"(a), [b] "r"(b), [x] "r"(x), [y] "r"(y), [p] "w"((double)x), [q] "w"((double)y)
 
-#define FLAG_CASE(name, insn)                                                                       \
-  static uint64_t name##_after_cmp(uint64_t a, uint64_t b, uint64_t x, uint64_t y, uint64_t* out) { \
-    uint64_t nzcv = 0, r = 0;                                                                       \
-    __asm__ volatile("cmp %[a], %[b]\n\tb 1f\n1:\t" insn "\n\tb 2f\n2:\tmrs %[nzcv], nzcv"          \
-                     : [nzcv] "=&r"(nzcv), [r] "+&r"(r)                                             \
-                     : INPUTS                                                                       \
-                     : "cc", "v2");                                                                 \
-    *out = r;                                                                                       \
-    return nzcv;                                                                                    \
-  }                                                                                                 \
-  static uint64_t name##_after_msr(uint64_t a, uint64_t b, uint64_t x, uint64_t y, uint64_t* out) { \
-    uint64_t nzcv = 0, r = 0;                                                                       \
-    __asm__ volatile("msr nzcv, %[a]\n\tb 1f\n1:\t" insn "\n\tb 2f\n2:\tmrs %[nzcv], nzcv"          \
-                     : [nzcv] "=&r"(nzcv), [r] "+&r"(r)                                             \
-                     : INPUTS                                                                       \
-                     : "cc", "v2");                                                                 \
-    (void)b;                                                                                        \
-    *out = r;                                                                                       \
-    return nzcv;                                                                                    \
+// One function: `setup` (which sets the flags from a and b), a branch, `insn` alone in its block, a branch,
+// and MRS NZCV.
+#define FLAG_FN(fn, setup, insn)                                                      \
+  static uint64_t fn(uint64_t a, uint64_t b, uint64_t x, uint64_t y, uint64_t* out) { \
+    uint64_t nzcv = 0, r = 0;                                                         \
+    __asm__ volatile(setup "\n\tb 1f\n1:\t" insn "\n\tb 2f\n2:\tmrs %[nzcv], nzcv"    \
+                     : [nzcv] "=&r"(nzcv), [r] "+&r"(r)                               \
+                     : INPUTS                                                         \
+                     : "cc", "v2");                                                   \
+    *out = r;                                                                         \
+    return nzcv;                                                                      \
   }
+#define FLAG_CASE(name, insn)                       \
+  FLAG_FN(name##_after_cmp, "cmp %[a], %[b]", insn) \
+  FLAG_FN(name##_after_msr, "msr nzcv, %[a]", insn)
 
 // Readers of the flags.
 FLAG_CASE(cset, "cset %[r], eq")

@@ -150,6 +150,20 @@ static int has_wanted_pid(void) {
   return getpid() == g_want ? 0 : 21;
 }
 
+// clone3 of `a` with set_tid at a pid free a moment before (g_want): another process of the host may take it
+// first (the test suite forks in parallel), so a few tries, each at a pid further on.
+static long clone3_free_pid(struct args3* a) {
+  long pid = -1;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    g_want = free_pid();
+    if (g_want <= 0) break;
+    errno = 0;
+    pid = clone3_run(a, sizeof *a, has_wanted_pid);
+    if (pid != -1 || errno != EEXIST) break;
+  }
+  return pid;
+}
+
 static int in_own_cgroup(void) {
   char there[512];
   own_cgroup(there, sizeof there);
@@ -244,17 +258,14 @@ int main(void) {
     NOTE("set_tid needs CAP_CHECKPOINT_RESTORE: the pids asked for are not checked");
   } else {
     CHECK_EQ(in_use_errno, EEXIST);
-    g_want = free_pid();
-    CHECK(g_want > 0);
-    pid = clone3_run(&a, sizeof a, has_wanted_pid);
+    pid = clone3_free_pid(&a);
     CHECK_EQ(pid, g_want);
     CHECK_EQ(reap(pid), 0);
     // And for CLONE_VM|CLONE_VFORK.
-    g_want = free_pid();
     a.flags = CLONE_VM | CLONE_VFORK;
     a.stack = (uint64_t)(uintptr_t)g_stack;
     a.stack_size = sizeof g_stack;
-    pid = clone3_run(&a, sizeof a, has_wanted_pid);
+    pid = clone3_free_pid(&a);
     CHECK_EQ(pid, g_want);
     CHECK_EQ(reap(pid), 0);
     a.stack = a.stack_size = 0;

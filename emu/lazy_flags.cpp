@@ -459,35 +459,51 @@ bool may_name_flags(uint8_t opc) {
 
 // The guest words of a block, as the translator has just read them from the window (code pages are
 // readable there), decide which instructions may name a flag (may_touch_nzcv): the walks below skip the
-// operands of the ops of every other instruction. A word another thread rewrites meanwhile without the
-// synchronization Arm asks for is a CONSTRAINED UNPREDICTABLE instruction, and every pair Arm allows to be
-// swapped under a running thread (B, BL, NOP, BRK, SVC, ISB) is flag free on both sides. `w` is null
-// without a window: every instruction counts then.
-bool quiet_insn(const DirectWindow* w, uint64_t pc) {
-  if (w == nullptr || pc >= w->size || w->size - pc < 4) return false;
-  uint32_t word = 0;
-  std::memcpy(&word, w->base + pc, sizeof word);
-  return !may_touch_nzcv(word);
-}
-
-#if !A64RUN_CHECK_FLAG_FREE_BLOCKS
-bool block_may_touch_nzcv(const DirectWindow& w, uint64_t pc, uint64_t size) {
-  if (pc > w.size || size > w.size - pc) return true;
-  for (uint64_t at = pc; at + 4 <= pc + size; at += 4) {
-    if (!quiet_insn(&w, at)) return true;
+// operands of the ops of every other (quiet) instruction. Each word is decoded once, here. A word another
+// thread rewrites meanwhile without the synchronization Arm asks for is a CONSTRAINED UNPREDICTABLE
+// instruction, and every pair Arm allows to be swapped under a running thread (B, BL, NOP, BRK, SVC, ISB)
+// is quiet on both sides. Without a window (or for a block longer than TCG makes one) no instruction is.
+class QuietInsns {
+ public:
+  QuietInsns(const DirectWindow* w, uint64_t pc, uint64_t size) : pc_(pc) {
+    if (w == nullptr || pc > w->size || size > w->size - pc || size / 4 > kMaxInsns) return;
+    n_ = size / 4;
+    loud_ = false;
+    for (size_t i = 0; i < n_; ++i) {
+      uint32_t word = 0;
+      std::memcpy(&word, w->base + pc + 4 * i, sizeof word);
+      if (may_touch_nzcv(word)) {
+        loud_ = true;
+      } else {
+        quiet_[i / 64] |= uint64_t{1} << (i % 64);
+      }
+    }
   }
-  return false;
-}
+  // Whether some instruction of the block may name a flag.
+  bool loud() const { return loud_; }
+  // Whether the instruction at `insn_pc` (an insn_start op's) names none.
+  bool operator()(uint64_t insn_pc) const {
+    const uint64_t i = (insn_pc - pc_) / 4;
+    return insn_pc >= pc_ && (insn_pc - pc_) % 4 == 0 && i < n_ && ((quiet_[i / 64] >> (i % 64)) & 1);
+  }
 
-#else
+ private:
+  static constexpr size_t kMaxInsns = 512;  // TCG_MAX_INSNS
+  uint64_t pc_;
+  size_t n_ = 0;
+  bool loud_ = true;
+  uint64_t quiet_[kMaxInsns / 64] = {};
+};
+
+#if A64RUN_CHECK_FLAG_FREE_BLOCKS
 // The sanitizer builds check what the walks assume: no op of a quiet instruction names a flag.
-void check_quiet_insns(const Rewrite& r, const DirectWindow* w) {
+void check_quiet_insns(const Rewrite& r, const QuietInsns& quiet_insn) {
   bool quiet = false;
   uint64_t pc = 0;
   for (char* op = field<char*>(r.s, kCtxOpsFirst); op != nullptr; op = next_op(op)) {
     if (static_cast<uint8_t>(op[0]) == kInsnStart) {
       pc = args(op)[0];
-      quiet = quiet_insn(w, pc);
+      quiet = quiet_insn(pc);
       continue;
     }
     int outs = 0, ins = 0;
@@ -519,7 +535,7 @@ struct Scan {
                                 // read after a basic block's end (TCG's normal temps die there)
 };
 
-Scan scan_block(const Rewrite& r, const DirectWindow* w) {
+Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
   Scan b;
   char* insn = nullptr;
   uint64_t insn_pc = 0;
@@ -531,7 +547,7 @@ Scan scan_block(const Rewrite& r, const DirectWindow* w) {
       if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
       insn = op;
       insn_pc = args(op)[0];
-      quiet = quiet_insn(w, insn_pc);
+      quiet = quiet_insn(insn_pc);
       b.last_insn = op;
       b.last_pc = insn_pc;
       continue;
@@ -562,14 +578,14 @@ Scan scan_block(const Rewrite& r, const DirectWindow* w) {
 }
 
 // From L on, the flags are the temps'.
-void rename_flags(const Rewrite& r, char* from, const DirectWindow* w) {
+void rename_flags(const Rewrite& r, char* from, const QuietInsns& quiet_insn) {
   uintptr_t temp[kFlags];
   for (uintptr_t& t : temp)
     t = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
   bool quiet = false;
   for (char* op = from; op != nullptr; op = next_op(op)) {
     if (static_cast<uint8_t>(op[0]) == kInsnStart) {
-      quiet = quiet_insn(w, args(op)[0]);
+      quiet = quiet_insn(args(op)[0]);
       continue;
     }
     if (quiet) continue;
@@ -644,15 +660,15 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   r.defs = field<const OpDef*>(r.s, kCtxOpDefs);
   const uint64_t pc = field<uint64_t>(tb, kTbPc);
   const uint64_t size = field<uint16_t>(tb, kTbSize);
-  const DirectWindow* words = window ? &w : nullptr;
+  const QuietInsns quiet(window ? &w : nullptr, pc, size);
 #if A64RUN_CHECK_FLAG_FREE_BLOCKS
   if (!find_flags(&r)) return;
-  check_quiet_insns(r, words);
+  check_quiet_insns(r, quiet);
 #else
-  if (window && !block_may_touch_nzcv(w, pc, size)) return;  // most blocks: nothing to do
+  if (!quiet.loud()) return;  // most blocks: nothing to do
   if (!find_flags(&r)) return;
 #endif
-  const Scan b = scan_block(r, words);
+  const Scan b = scan_block(r, quiet);
   if (b.first_op == nullptr || (b.first_write == nullptr && !b.live_in)) return;
   if (field<int>(r.s, kCtxNbTemps) + 16 > kMaxTemps) {
     // The translator frees its temps after each instruction: a block never comes near TCG's limit.
@@ -677,7 +693,7 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   }
   if (at == nullptr) return;
   fuse_branch(r, b, at, kind, w);
-  rename_flags(r, b.l_insn, words);
+  rename_flags(r, b.l_insn, quiet);
   store_record(r, at, kind);  // where L's arithmetic reads its operands
 }
 

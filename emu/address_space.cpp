@@ -233,7 +233,8 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
     // Large private memory on huge pages (docs/memory.md): a guest's big arrays and heaps miss the host's
     // TLB far less, and a first touch costs one fault per 2 MiB. The guest's own MADV_NOHUGEPAGE still
     // reaches the host (madvise below); the host refusing is no error (transparent_hugepage "never").
-    if (share == MAP_PRIVATE && src.huge_shift == 0 && len >= kThpSize && guest_huge_pages())
+    if (share == MAP_PRIVATE && src.huge_shift == 0 && len >= kThpSize && guest_huge_pages() &&
+        !(vflags & (kVmaNoHugePage | kVmaStack | kVmaGrowsDown)))
       (void)::madvise(host(addr), len, MADV_HUGEPAGE);
   } else {
     // The invariant for file pages past the end of the file: a file mapping is the host's mapping of the
@@ -291,7 +292,9 @@ int64_t AddressSpace::mmap(uint64_t addr, uint64_t len, int prot, int flags, con
   if (type != MAP_PRIVATE) vflags |= kVmaShared;
   if (src.host_fd < 0) vflags |= kVmaAnon;
   if (flags & MAP_GROWSDOWN) vflags |= kVmaGrowsDown;
+  if (flags & MAP_STACK) vflags |= kVmaNoHugePage;
   if (src.droppable) vflags |= kVmaDroppable;
+  if (src.main_stack) vflags |= kVmaStack;
 
   std::optional<CodeGate::Closed> closed;
   if ((flags & MAP_FIXED) && range_ok(addr, len) && any_access(addr, addr + len)) closed.emplace(gate_);
@@ -706,6 +709,7 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
   len = rounded;
   if (len == 0) return 0;
   if (!range_ok(addr, len)) return -ENOMEM;
+  if (advice == MADV_HUGEPAGE || advice == MADV_NOHUGEPAGE) return advise_huge_pages(addr, len, advice);
   std::shared_lock lk(mu_);
   // madvise_walk_vmas advises the VMAs in order and goes on past a hole (ENOMEM at the end); an error stops
   // it there, the VMAs before keeping the advice, such as a sealed VMA it may not discard (EPERM,
@@ -729,6 +733,36 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
     while (it != vmas_.end() && it->second.start <= cursor) ++it;
   }
   return hole ? -ENOMEM : 0;
+}
+
+// hugepage_madvise changes the VMAs' flags: the range's VMAs split at its ends (a huge-page mapping only at
+// its page size, else EINVAL as hugetlb's split refuses) and join their neighbours again where the flags
+// now agree; the VMAs past a hole are advised too, and the answer is then ENOMEM (madvise_walk_vmas). The
+// host takes the advice for its own pages; its refusal (transparent_hugepage "never") is no error, as on
+// such a Linux.
+int64_t AddressSpace::advise_huge_pages(uint64_t addr, uint64_t len, int advice) {
+  const uint32_t set = advice == MADV_HUGEPAGE ? kVmaHugePage : kVmaNoHugePage;
+  const uint32_t clear = set ^ (kVmaHugePage | kVmaNoHugePage);
+  const uint64_t end = addr + len;
+  std::unique_lock lk(mu_);
+  for (const uint64_t edge : {addr, end}) {
+    const Vma* v = vma_at_locked(edge);
+    if (v != nullptr && v->huge_shift != 0 && (edge & ((uint64_t{1} << v->huge_shift) - 1)) != 0)
+      return -EINVAL;
+  }
+  split_at_locked(addr);
+  split_at_locked(end);
+  bool hole = false;
+  uint64_t cursor = addr;
+  for (auto it = vmas_.lower_bound(addr); it != vmas_.end() && it->first < end; ++it) {
+    Vma& v = it->second;
+    hole |= v.start != cursor;
+    v.flags = (v.flags & ~clear) | set;
+    (void)::madvise(host(v.start), v.end - v.start, advice);
+    cursor = v.end;
+  }
+  merge_range_locked(addr, end);
+  return hole || cursor < end ? -ENOMEM : 0;
 }
 
 // remap_file_pages(2), deprecated, which Linux emulates as an mmap of the VMA's file at another offset over

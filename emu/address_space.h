@@ -61,6 +61,12 @@ enum VmaFlags : uint32_t {
   // mseal(2) (VM_SEALED): the VMA can no longer be unmapped, moved, resized, re-protected, mapped over, or
   // discarded while it is private anonymous read-only memory; fork keeps the seal, execve ends it.
   kVmaSealed = 1u << 9,
+  // VM_NOHUGEPAGE and VM_HUGEPAGE (smaps "nh", "hg"): MAP_STACK sets the first (Linux 6.7+, so a thread's
+  // stack costs no 2 MiB page), madvise(MADV_NOHUGEPAGE) and madvise(MADV_HUGEPAGE) set one and clear the
+  // other. Neither the host's transparent huge pages nor a64run's own (guest_huge_pages) come to a VMA with
+  // the first, nor to a stack (kVmaStack, kVmaGrowsDown: Linux gives none to a VMA that grows).
+  kVmaNoHugePage = 1u << 10,
+  kVmaHugePage = 1u << 11,
 };
 
 struct Vma {
@@ -88,9 +94,10 @@ struct MapSource {
   uint64_t dev = 0;
   uint64_t inode = 0;
   std::string name;
-  uint8_t huge_shift = 0;  // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
-  int host_flags = 0;      // more flags for the host's mmap of the file (MAP_SYNC)
-  bool droppable = false;  // MAP_DROPPABLE anonymous memory
+  uint8_t huge_shift = 0;   // huge pages of 1 << huge_shift bytes (MAP_HUGETLB, or a hugetlbfs file)
+  int host_flags = 0;       // more flags for the host's mmap of the file (MAP_SYNC)
+  bool droppable = false;   // MAP_DROPPABLE anonymous memory
+  bool main_stack = false;  // the main thread's stack (kVmaStack)
 };
 
 // Locks the host pages of a new guest mapping (mlock2 with `mlock2_flags`), as Linux's mmap locks and
@@ -282,6 +289,8 @@ class AddressSpace {
   bool any_access(uint64_t start, uint64_t end) const;
   int64_t find_free_locked(uint64_t len, uint64_t hint) const;
   void split_at_locked(uint64_t addr);
+  // madvise's MADV_HUGEPAGE and MADV_NOHUGEPAGE of a checked, page-aligned, non-empty range.
+  int64_t advise_huge_pages(uint64_t addr, uint64_t len, int advice);
   void remove_range_locked(uint64_t start, uint64_t end);
   // munmap of [start, end) inside the window: 0 or the host's ENOMEM (map count limit).
   int64_t unmap_locked(uint64_t start, uint64_t end);

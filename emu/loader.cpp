@@ -285,6 +285,7 @@ bool load_program(Process& proc, LoadedProgram* out, std::string* error, int* st
 
   MapSource stack_src;
   stack_src.name = "[stack]";
+  stack_src.main_stack = true;
   const int stack_prot = PROT_READ | PROT_WRITE | (main.info.exec_stack ? PROT_EXEC : 0);
   if (as.mmap(stack_low, kStackSize, stack_prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, stack_src) < 0) {
     *error = "cannot map the stack";

@@ -165,10 +165,11 @@ std::string render_smaps(Task& t) {
         "Pss:            {:8} kB\nShared_Clean:          0 kB\nShared_Dirty:          0 kB\n"
         "Private_Clean:         0 kB\nPrivate_Dirty:  {:8} kB\nReferenced:     {:8} kB\n"
         "Anonymous:      {:8} kB\nSwap:                  0 kB\nSwapPss:               0 kB\n"
-        "Locked:         {:8} kB\nVmFlags:{}{}{}{}{}{}\n",
+        "Locked:         {:8} kB\nVmFlags:{}{}{}{}{}{}{}{}\n",
         line, size_kb, 4, 4, rss_kb, rss_kb, rss_kb, rss_kb, anon ? rss_kb : 0, locked ? rss_kb : 0,
         (v.prot & PROT_READ) ? " rd" : "", (v.prot & PROT_WRITE) ? " wr" : "",
         (v.prot & PROT_EXEC) ? " ex" : "", (v.flags & emu::kVmaShared) ? " sh" : "", locked ? " lo" : "",
+        (v.flags & emu::kVmaHugePage) ? " hg" : "", (v.flags & emu::kVmaNoHugePage) ? " nh" : "",
         (v.flags & emu::kVmaSealed) ? " sl" : "");
   }
   return out;

@@ -1,7 +1,8 @@
 // Tests which guest mappings ask the host for transparent huge pages (emu/address_space.h,
 // guest_huge_pages): private anonymous ones of 2 MiB and more do, smaller, shared and file mappings do not,
-// and a guest's MADV_NOHUGEPAGE takes it back. Read from the host's own view: the VmFlags of the host
-// mapping in /proc/self/smaps ("hg" for MADV_HUGEPAGE, "nh" for MADV_NOHUGEPAGE).
+// and a guest's MADV_NOHUGEPAGE takes it back; stacks (MAP_STACK, MAP_GROWSDOWN, the main thread's) do not,
+// as Linux gives none to them, until the guest's own MADV_HUGEPAGE. Read from the host's own view: the
+// VmFlags of the host mapping in /proc/self/smaps ("hg" for MADV_HUGEPAGE, "nh" for MADV_NOHUGEPAGE).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -73,6 +74,29 @@ TEST(HugePagesTest, LargePrivateAnonymousMappingsAskForThem) {
   // The guest's own advice wins.
   ASSERT_EQ(as->madvise(static_cast<uint64_t>(big), 8 * kMiB, MADV_NOHUGEPAGE), 0);
   EXPECT_FALSE(asks_for_huge_pages(as->host(static_cast<uint64_t>(big)))) << vm_flags(as->host(big));
+}
+
+TEST(HugePagesTest, StacksDoNotAskForThem) {
+  if (!guest_huge_pages()) GTEST_SKIP() << "A64RUN_SMALL_PAGES is set";
+  std::string error;
+  auto as = AddressSpace::create(uint64_t{1} << 32, &error);
+  ASSERT_NE(as, nullptr) << error;
+  constexpr int kAnon = MAP_PRIVATE | MAP_ANONYMOUS;
+  const int64_t thread_stack = as->mmap(0, 8 * kMiB, PROT_READ | PROT_WRITE, kAnon | MAP_STACK, {});
+  const int64_t grows = as->mmap(0, 8 * kMiB, PROT_READ | PROT_WRITE, kAnon | MAP_GROWSDOWN, {});
+  MapSource main_stack;
+  main_stack.name = "[stack]";
+  main_stack.main_stack = true;
+  const int64_t stack = as->mmap(0, 8 * kMiB, PROT_READ | PROT_WRITE, kAnon, main_stack);
+  ASSERT_GT(thread_stack, 0);
+  ASSERT_GT(grows, 0);
+  ASSERT_GT(stack, 0);
+  for (const int64_t at : {thread_stack, grows, stack})
+    EXPECT_FALSE(asks_for_huge_pages(as->host(static_cast<uint64_t>(at)))) << vm_flags(as->host(at));
+  // The guest's MADV_HUGEPAGE reaches the host.
+  ASSERT_EQ(as->madvise(static_cast<uint64_t>(thread_stack), 8 * kMiB, MADV_HUGEPAGE), 0);
+  EXPECT_TRUE(asks_for_huge_pages(as->host(static_cast<uint64_t>(thread_stack))))
+      << vm_flags(as->host(thread_stack));
 }
 
 }  // namespace

@@ -409,6 +409,8 @@ int run(int argc, char** argv) {
   syscalls::proc_mem_note_inherited();
   // The process and its first thread live until exit_group: other threads may outlive main()'s frame.
   auto& proc = *new emu::Process(std::move(opts), std::move(as));
+  // Before any other thread; its two threads come up while the program loads (open_host_signal_intake).
+  signals::start_host_signal_intake(proc);
 
   emu::LoadedProgram prog;
   std::string error;
@@ -432,7 +434,7 @@ int run(int argc, char** argv) {
   signals::apply_exec_pending(*main_task, proc.opts().exec_pending);
   // After the main thread is registered: a signal the intake thread takes at once (one sent while a64run
   // was starting) must find a thread to make it pending for, or it waits for a wake that never comes.
-  signals::start_host_signal_intake(proc);
+  signals::open_host_signal_intake(proc);
   signals::init_safe_syscalls();  // after the intake thread, which keeps the wake signal blocked
   main_task->cpu().set_sp(prog.sp);
   main_task->cpu().set_pc(prog.entry);

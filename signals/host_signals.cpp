@@ -177,6 +177,7 @@ void* intake_main(void* arg) {
   const uint64_t set = kAsyncSet;
   const int fd = private_signalfd(set);
   __atomic_store_n(&in.tid, static_cast<int>(::gettid()), __ATOMIC_RELEASE);
+  while (in.open.load(std::memory_order_acquire) == 0) in.open.wait(0, std::memory_order_acquire);
   while (true) {
     // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
     // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd,
@@ -225,13 +226,14 @@ void say_no_intake(int err) {
                std::strerror(err));
 }
 
-// Starts the worker and the intake thread and waits until both are up: they have reserved and named
-// themselves, so the /proc views the guest reads from now on leave them out (a few tens of microseconds,
-// once per process). When the host refuses a thread (after unshare(CLONE_NEWPID) or setns to a PID
-// namespace the kernel lets no process start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the
-// process goes on without them: its pid mark is cleared, so nothing waits for a thread that will never come
-// (has_intake, forward_to_intake), and host signals stay pending, blocked. Said once on stderr: the guest no
-// longer hears kill(2) from outside.
+// Starts the worker and the intake thread. wait_for_intake_threads waits until both are up: they have
+// reserved and named themselves, so the /proc views the guest reads from then on leave them out, and the
+// intake thread holds a descriptor table of its own, its copies of the guest's descriptors closed (until
+// then a pipe's end the guest closes stays open in the copy). When the host refuses a thread (after
+// unshare(CLONE_NEWPID) or setns to a PID namespace the kernel lets no process start a thread, copy_process's
+// EINVAL; EAGAIN at RLIMIT_NPROC), the process goes on without them: its pid mark is cleared, so nothing
+// waits for a thread that will never come (has_intake, forward_to_intake), and host signals stay pending,
+// blocked. Said once on stderr: the guest no longer hears kill(2) from outside.
 void start_intake_thread(emu::Process& proc) {
   HostIntake& in = proc.intake;
   in.handoff.store(0, std::memory_order_relaxed);
@@ -254,8 +256,14 @@ void start_intake_thread(emu::Process& proc) {
     return;
   }
   pthread_detach(th);
-  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0 ||
-         __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0)
+}
+
+// A few tens of microseconds after start_intake_thread, once per process; at once when it started none.
+void wait_for_intake_threads(const emu::Process& proc) {
+  const HostIntake& in = proc.intake;
+  while (
+      __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != 0 &&
+      (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0))
     sched_yield();
 }
 
@@ -312,17 +320,25 @@ void start_host_signal_intake(emu::Process& proc) {
   after_first_thread();
 }
 
+void open_host_signal_intake(emu::Process& proc) {
+  wait_for_intake_threads(proc);
+  proc.intake.open.store(1, std::memory_order_release);
+  proc.intake.open.notify_all();
+}
+
 void restart_host_signal_intake(emu::Process& proc) {
-  // A fork copied the parent's thread ids: start_intake_thread waits for each new thread to publish its
+  // A fork copied the parent's thread ids: wait_for_intake_threads waits for each new thread to publish its
   // own, after it is hidden from the /proc views (else a fork child's first read of its status could count
-  // a worker that had not yet hidden itself).
+  // a worker that had not yet hidden itself). The threads are registered already: open at once.
   __atomic_store_n(&proc.intake.tid, 0, __ATOMIC_RELEASE);
   __atomic_store_n(&proc.intake.worker, 0, __ATOMIC_RELEASE);
   // The pid first: host_signals_in_flight and sync_host_signals of this process wait for the new thread.
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
+  proc.intake.open.store(1, std::memory_order_relaxed);
   start_intake_thread(proc);
   after_first_thread();  // a fork child's may be its first again
+  wait_for_intake_threads(proc);
 }
 
 void block_after_thread_start() {
@@ -440,7 +456,7 @@ __attribute__((no_sanitize("thread"))) void forward_to_intake(const siginfo_t& s
   if (proc == nullptr) return;
   HostIntake& in = proc->intake;
   const int tid = __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE);
-  if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) return;  // no intake thread here
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != pid) return;  // no intake thread here
   for (int slot = 0; slot < HostIntake::kForwardSlots; ++slot) {
     int expected = 0;
     if (!__atomic_compare_exchange_n(&in.forward_state[slot], &expected, 1, false, __ATOMIC_ACQUIRE,
@@ -449,8 +465,10 @@ __attribute__((no_sanitize("thread"))) void forward_to_intake(const siginfo_t& s
     }
     in.forward_info[slot] = si;
     __atomic_store_n(&in.forward_state[slot], 2, __ATOMIC_RELEASE);
+    // To the intake thread; while it starts (tid 0), to the process, whose queue it reads too.
     siginfo_t m = marker(kForwardMagic, static_cast<uint32_t>(slot));
-    if (::syscall(SYS_rt_tgsigqueueinfo, pid, tid, m.si_signo, &m) != 0)
+    if ((tid != 0 ? ::syscall(SYS_rt_tgsigqueueinfo, pid, tid, m.si_signo, &m)
+                  : ::syscall(SYS_rt_sigqueueinfo, pid, m.si_signo, &m)) != 0)
       __atomic_store_n(&in.forward_state[slot], 0, __ATOMIC_RELEASE);
     return;
   }

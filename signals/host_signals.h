@@ -35,6 +35,8 @@ struct HostIntake {
   std::mutex sync_mu;
   uint32_t sync_next = 0;  // GUARDED_BY(sync_mu)
   std::atomic<uint32_t> sync_acked{0};
+  // 0 until open_host_signal_intake: the first intake thread waits for the 1 before it takes anything.
+  std::atomic<int> open{0};
   // 1 from before the intake thread takes a host signal off the kernel's queue until the worker has queued
   // the guest signal (host_signals_in_flight); the intake thread waits for the 0.
   std::atomic<int> busy{0};
@@ -45,8 +47,14 @@ struct HostIntake {
 };
 
 // Blocks the asynchronous host signals in the calling thread (call before any thread is made), ignores
-// host SIGPIPE (the syscall layer raises the guest's), and starts the intake thread for proc.
+// host SIGPIPE (the syscall layer raises the guest's), and starts the intake thread for proc and its worker
+// without waiting for them: they come up while the caller loads the program and makes its first vCPU. The
+// intake thread takes no host signal before open_host_signal_intake.
 void start_host_signal_intake(emu::Process& proc);
+// After the main thread is registered, before any guest code: waits until the intake thread and its worker
+// are up (hidden from the /proc views, the intake's own descriptor table made) and lets the intake thread
+// take host signals (one sent while a64run was starting must find a thread to make it pending for).
+void open_host_signal_intake(emu::Process& proc);
 // In a fork child (only the forking thread survives) and in a CLONE_VM child: starts a new intake thread.
 void restart_host_signal_intake(emu::Process& proc);
 // Blocks again, in a thread pthread_create just started, what glibc unblocked there (its SIGCANCEL, 32):

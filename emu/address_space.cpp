@@ -90,8 +90,8 @@ size_t max_map_count() {
 
 bool guest_huge_pages() {
   static const bool on = [] {
-    const char* v = std::getenv("A64RUN_SMALL_PAGES");
-    return v == nullptr || std::strcmp(v, "0") == 0;
+    const char* v = std::getenv("A64RUN_HUGE_PAGES");
+    return v != nullptr && std::strcmp(v, "0") != 0;
   }();
   return on;
 }

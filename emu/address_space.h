@@ -105,8 +105,9 @@ struct MapSource {
 // RLIMIT_MEMLOCK check). `file`: a file mapping, whose pages past the end of the file cannot be populated.
 int64_t lock_new_mapping(void* host, uint64_t len, int mlock2_flags, bool file);
 
-// True unless A64RUN_SMALL_PAGES=1: private anonymous guest mappings of at least 2 MiB ask the host for
-// transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always".
+// True under A64RUN_HUGE_PAGES=1: private anonymous guest mappings of at least 2 MiB ask the host for
+// transparent huge pages (MADV_HUGEPAGE), as on a Linux whose transparent_hugepage is "always". By default
+// guest memory follows the host's policy, as a native program's does (docs/memory.md).
 bool guest_huge_pages();
 
 // The guest's RLIMIT_AS soft limit in bytes (UINT64_MAX: none). a64run keeps it instead of the host: the

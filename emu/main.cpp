@@ -106,7 +106,7 @@ void usage(FILE* out) {
       "                          translation (diagnostics)\n"
       "  A64RUN_TAKEN_CHAIN_SLOTS=1  a block's jump to the next one is a jump taken to its exit until it\n"
       "                          is chained, as in QEMU (diagnostics: emu/block_chain.cpp)\n"
-      "  A64RUN_SMALL_PAGES=1    no transparent huge pages for the program's large private mappings\n\n"
+      "  A64RUN_HUGE_PAGES=1     transparent huge pages for the program's large private mappings\n\n"
       "The exit status is the program's; a program killed by a signal kills a64run with that signal.\n",
       kDefaultSysroot, emu::kConfigPath);
 }

@@ -75,10 +75,10 @@ bool set(const char* name) {
   return v != nullptr && strcmp(v, "0") != 0;
 }
 
-// Transparent huge pages for guest memory: asked for unless A64RUN_SMALL_PAGES, given unless the host's
-// policy is "never".
+// Transparent huge pages for guest memory: the host's policy, or asked for under A64RUN_HUGE_PAGES and
+// given unless the host's policy is "never".
 std::string huge_pages_line() {
-  if (!guest_huge_pages()) return "  huge pages: no (A64RUN_SMALL_PAGES: 4 KiB host pages)\n";
+  if (!guest_huge_pages()) return "  huge pages: the host's policy (A64RUN_HUGE_PAGES=1 asks for them)\n";
   std::string policy;
   if (FILE* f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re")) {
     char buf[128] = {};

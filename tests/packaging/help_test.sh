@@ -2,8 +2,9 @@
 # --help, the manual page and --version against the code: every A64RUN_* variable the sources read with
 # getenv and every option main.cpp parses is in --help and in packaging/a64run.1; the manual page renders
 # without a groff warning; --version names Unicorn, Capstone and the seven fast paths, and says which are
-# on (this project's build takes all seven, huge pages where the host allows them; A64RUN_SERIAL,
-# A64RUN_BLOCK_HOOK, A64RUN_SOFTMMU, A64RUN_SOFTFLOAT, A64RUN_SLOW_LOOKUP and A64RUN_SMALL_PAGES turn six off).
+# on (this project's build takes all seven; A64RUN_SERIAL, A64RUN_BLOCK_HOOK, A64RUN_SOFTMMU,
+# A64RUN_SOFTFLOAT and A64RUN_SLOW_LOOKUP turn five off), and the huge page policy (the host's, or a64run's
+# own under A64RUN_HUGE_PAGES).
 #
 # usage: help_test.sh A64RUN SOURCE_DIR
 set -u
@@ -50,7 +51,7 @@ if LC_ALL=C readelf -h "$a64run" | grep -q "Type: *DYN"; then
 fi
 for want in "^a64run [0-9]+\.[0-9]+\.[0-9]+$" "^Unicorn 2\.1\.1 .*Capstone 5\.0\.7$" \
   "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)" \
-  "direct memory access: yes" "host FPU: yes" "short block lookup: yes" "huge pages: (yes|no \(the host)" \
+  "direct memory access: yes" "host FPU: yes" "short block lookup: yes" \
   "lazy flags: yes" "$near" "FP helper calls: yes" "V register forwarding: yes" "$shared"; do
   grep -qE -- "$want" <<< "$version" || fail "--version lacks /$want/: $version"
 done
@@ -65,8 +66,10 @@ diag="$(A64RUN_EAGER_FLAGS=1 A64RUN_NO_FORWARD=1 A64RUN_NO_SHARED_TB=1 "$a64run"
 grep -q "lazy flags: no (A64RUN_EAGER_FLAGS" <<< "$diag" || fail "A64RUN_EAGER_FLAGS not reported: $diag"
 grep -q "V register forwarding: no (A64RUN_NO_FORWARD" <<< "$diag" || fail "A64RUN_NO_FORWARD not reported: $diag"
 grep -q "shared blocks: no (A64RUN_NO_SHARED_TB" <<< "$diag" || fail "A64RUN_NO_SHARED_TB not reported: $diag"
-small="$(A64RUN_SMALL_PAGES=1 "$a64run" --version)"
-grep -q "huge pages: no (A64RUN_SMALL_PAGES" <<< "$small" || fail "A64RUN_SMALL_PAGES not reported: $small"
+grep -q "huge pages: the host's policy" <<< "$version" || fail "the default huge page policy not reported: $version"
+huge="$(A64RUN_HUGE_PAGES=1 "$a64run" --version)"
+grep -qE "huge pages: (yes|no \(the host's transparent_hugepage is never)" <<< "$huge" ||
+  fail "A64RUN_HUGE_PAGES not reported: $huge"
 
 echo "checked ${#vars[@]} variables (${vars[*]}) and ${#opts[@]} options (${opts[*]})"
 [ $failures -eq 0 ] && echo "PASS: help, manual page, version" && exit 0

@@ -94,7 +94,7 @@ static void* idle(void* arg) {
 
 int main(void) {
   // The very first look, before anything else: a64run's own threads (the host signal intake and its worker)
-  // start beside the guest's first instructions and are hidden before any view of the threads is made.
+  // start while a64run loads the program, and are hidden before the guest's first instruction.
   const long first_status = status_threads("/proc/self"), first_task = task_entries("/proc/self");
   if (on_reference_qemu()) {
     CHECK_EQ(first_task, first_status);

@@ -230,9 +230,9 @@ int64_t AddressSpace::map_fixed_locked(uint64_t addr, uint64_t len, int prot, ui
                MAP_FAILED) {
       return -errno;
     }
-    // Large private memory on huge pages (docs/memory.md): a guest's big arrays and heaps miss the host's
-    // TLB far less, and a first touch costs one fault per 2 MiB. The guest's own MADV_NOHUGEPAGE still
-    // reaches the host (madvise below); the host refusing is no error (transparent_hugepage "never").
+    // Under A64RUN_HUGE_PAGES, large private memory on huge pages (docs/memory.md): a guest's big arrays
+    // and heaps miss the host's TLB less, and a first touch costs one fault per 2 MiB. The guest's own
+    // MADV_NOHUGEPAGE still reaches the host (advise_huge_pages); the host refusing is no error.
     if (share == MAP_PRIVATE && src.huge_shift == 0 && len >= kThpSize && guest_huge_pages() &&
         !(vflags & (kVmaNoHugePage | kVmaStack | kVmaGrowsDown)))
       (void)::madvise(host(addr), len, MADV_HUGEPAGE);
@@ -721,8 +721,8 @@ int64_t AddressSpace::madvise(uint64_t addr, uint64_t len, int advice) {
       const Vma& v = std::prev(it)->second;
       if (discard_refused(v, advice)) return -EPERM;
       const uint64_t e = std::min(v.end, addr + len);
-      if (::madvise(host(cursor), e - cursor, advice) != 0 && advice != MADV_HUGEPAGE &&
-          advice != MADV_NOHUGEPAGE && advice != MADV_MERGEABLE && advice != MADV_UNMERGEABLE)
+      if (::madvise(host(cursor), e - cursor, advice) != 0 && advice != MADV_MERGEABLE &&
+          advice != MADV_UNMERGEABLE)
         return -errno;
       cursor = e;
     } else {

@@ -244,12 +244,16 @@ uint64_t build_stack(Process& proc, const Image& main, const Image* interp, uint
 
 uint64_t guest_hwcap() {
   // Linux arm64 uapi/asm/hwcap.h bit numbers. Not DIT (24): Unicorn 2.1.1's translator has neither MSR
-  // DIT nor MRS DIT, so a program that trusted the bit would get SIGILL (tests/guest/misc/privileged).
+  // DIT nor MRS DIT, so a program that trusted the bit would get SIGILL (tests/guest/misc/privileged). Not
+  // USCAT (25, FEAT_LSE2): its LDP and STP are two 8-byte accesses, so an aligned 16-byte pair may tear,
+  // which a program told LSE2 is there reads 16-byte atomics with (tests/guest/threads/pair_atomicity).
+  // clang-format off
   constexpr int kBits[] = {
       0 /*FP*/,       1 /*ASIMD*/,   3 /*AES*/,       4 /*PMULL*/,    5 /*SHA1*/,      6 /*SHA2*/,
       7 /*CRC32*/,    8 /*ATOMICS*/, 9 /*FPHP*/,      10 /*ASIMDHP*/, 12 /*ASIMDRDM*/, 13 /*JSCVT*/,
       14 /*FCMA*/,    15 /*LRCPC*/,  16 /*DCPOP*/,    17 /*SHA3*/,    18 /*SM3*/,      19 /*SM4*/,
-      20 /*ASIMDDP*/, 21 /*SHA512*/, 23 /*ASIMDFHM*/, 25 /*USCAT*/,   26 /*ILRCPC*/,   27 /*FLAGM*/};
+      20 /*ASIMDDP*/, 21 /*SHA512*/, 23 /*ASIMDFHM*/, 26 /*ILRCPC*/,  27 /*FLAGM*/};
+  // clang-format on
   uint64_t v = 0;
   for (int b : kBits) v |= 1ull << b;
   return v;

@@ -27,12 +27,22 @@ void CodeGate::reset_after_fork(const std::vector<Vcpu*>& survivors) {
   new (&mu_) std::mutex();
   new (&writer_mu_) std::mutex();
   closed_.store(0, std::memory_order_relaxed);
+  waiters_.store(0, std::memory_order_relaxed);
   vcpus_ = survivors;
 }
 
+// Invariant (no lost wake): a waiter counts itself in waiters_ before its last look at closed_ and its
+// FUTEX_WAIT (which sleeps only while closed_ is still 1); reopen stores closed_ = 0 before it reads
+// waiters_. All four are sequentially consistent, so either reopen sees the waiter counted and wakes it, or
+// the waiter's look sees the gate open. A reopen with nobody waiting (a lone thread's mprotect) makes no
+// system call.
 void CodeGate::wait_open() {
-  while (closed_.load(std::memory_order_acquire) != 0)
-    ::syscall(SYS_futex, &closed_, FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
+  while (closed_.load(std::memory_order_acquire) != 0) {
+    waiters_.fetch_add(1, std::memory_order_seq_cst);
+    if (closed_.load(std::memory_order_seq_cst) != 0)
+      ::syscall(SYS_futex, &closed_, FUTEX_WAIT_PRIVATE, 1, nullptr, nullptr, 0);
+    waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
 }
 
 void CodeGate::close() {
@@ -48,8 +58,10 @@ void CodeGate::close() {
   for (Vcpu* v : vcpus_) {
     if (v->in_code()) v->request(Vcpu::kRequestSync);
   }
-  const int self_pid = static_cast<int>(::getpid());
+  int self_pid = 0;  // asked of the host only when some vCPU is still in code
   for (Vcpu* v : vcpus_) {
+    if (!v->in_code()) continue;
+    if (self_pid == 0) self_pid = static_cast<int>(::getpid());
     // A CLONE_VM relative's vCPU that stays in code is not running at all (its process stopped, or was
     // killed): it is given as long as a kick is (Vcpu::kick).
     const uint64_t give_up = v->host_pid() == self_pid ? UINT64_MAX : signals::now_ns() + 20'000'000;
@@ -66,7 +78,8 @@ void CodeGate::close() {
 
 void CodeGate::reopen() {
   closed_.store(0, std::memory_order_seq_cst);
-  ::syscall(SYS_futex, &closed_, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+  if (waiters_.load(std::memory_order_seq_cst) != 0)
+    ::syscall(SYS_futex, &closed_, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
   writer_mu_.unlock();
 }
 

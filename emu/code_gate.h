@@ -47,8 +47,9 @@ class CodeGate {
   };
 
  private:
-  std::mutex writer_mu_;             // one writer at a time
-  std::atomic<uint32_t> closed_{0};  // futex word: 1 while a writer holds the gate
+  std::mutex writer_mu_;              // one writer at a time
+  std::atomic<uint32_t> closed_{0};   // futex word: 1 while a writer holds the gate
+  std::atomic<uint32_t> waiters_{0};  // threads in wait_open that may sleep on closed_ (code_gate.cpp)
   // Lifetime: every vCPU of the address space (of every process in it, CLONE_VM relatives included) is in
   // vcpus_ from its constructor to its destructor (or until its dying process takes it out). close() reads
   // the vCPUs only under mu_, and remove() takes mu_: a vCPU is never freed under a writer's walk.

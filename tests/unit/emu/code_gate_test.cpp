@@ -1,7 +1,7 @@
-// Tests for the code gate's lifetime rule (emu/code_gate.h): a writer closing the gate looks at every vCPU
-// of the address space and waits for those in guest code, while other threads make and free vCPUs (a
-// CLONE_VM child's helper frees the child's at any time). A walk over a copy of the list reached freed
-// vCPUs; AddressSanitizer (check-asan) reports any such read.
+// Tests for the code gate (emu/code_gate.h): its wake, and its lifetime rule: a writer closing the gate looks
+// at every vCPU of the address space and waits for those in guest code, while other threads make and free
+// vCPUs (a CLONE_VM child's helper frees the child's at any time). A walk over a copy of the list reached
+// freed vCPUs; AddressSanitizer (check-asan) reports any such read.
 #include "emu/code_gate.h"
 
 #include <gtest/gtest.h>
@@ -73,6 +73,35 @@ TEST(CodeGateTest, ClosingNeverTouchesAFreedVcpu) {
     runners[i].join();
   }
   EXPECT_GT(closes.load(), 10u);  // the writer did walk while vCPUs came and went
+}
+
+// reopen wakes only when a waiter has counted itself (code_gate.cpp's invariant): threads that find the gate
+// closed wait in wait_open while a writer closes and reopens it as fast as it can. A lost wake leaves a
+// waiter asleep on an open gate for good: the join below never returns (the test's timeout).
+TEST(CodeGateTest, ReopenWakesEveryWaiter) {
+  CodeGate gate;
+  std::atomic<bool> done{false};
+  std::atomic<uint64_t> waits{0};
+  std::vector<std::thread> waiters;
+  waiters.reserve(4);
+  for (int i = 0; i < 4; ++i) {
+    waiters.emplace_back([&] {
+      while (!done.load(std::memory_order_acquire)) {
+        if (!gate.open()) {
+          gate.wait_open();
+          waits.fetch_add(1, std::memory_order_relaxed);
+        }
+      }
+    });
+  }
+  for (int round = 0; round < 20000; ++round) {
+    gate.close();                                    // no vCPUs: at once
+    if (round % 64 == 0) std::this_thread::yield();  // long enough for a waiter to fall asleep
+    gate.reopen();
+  }
+  done.store(true, std::memory_order_release);
+  for (auto& t : waiters) t.join();
+  EXPECT_GT(waits.load(), 0u);  // waiters did find the gate closed
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 // The invariant: a process of a family ends only with each of its threads at a safe point, a place where it
 // holds nothing of the shared memory: the top of Task::run's loop or a wait for the run lock (where the
 // thread parks, Vcpu::death), or the thread that ends the process, in its system call. Its intake thread
-// parks too (signals/host_signals.cpp: it sets busy, then looks at dying()), and its worker holds nothing
-// once busy is 0 again (it waits for the next signal). So:
+// parks too (signals/host_signals.cpp: it sets busy, then looks at dying()), and it and its worker hold
+// nothing once busy is 0 again (they wait for the next signal). So:
 // - exit_group, a fatal signal, a SIGKILL to itself: prepare_death claims the end, asks the other threads
 //   to park (request_death: kicked out of guest code, woken from any wait) and waits until each has;
 // - a SIGKILL from a relative (kill, tgkill, sigqueue, pidfd_send_signal, a group): the sender does the same
@@ -56,7 +56,10 @@ Process::~Process() {
 
 void Process::stop_threads_for_death(int except) {
   dying_.store(true, std::memory_order_seq_cst);
-  const bool on_intake = __atomic_load_n(&intake.worker, __ATOMIC_ACQUIRE) == ::gettid();
+  // The thread that acts on host signals (the intake thread itself until the process has a worker).
+  const int self = ::gettid();
+  const bool on_intake = __atomic_load_n(&intake.worker, __ATOMIC_ACQUIRE) == self ||
+                         __atomic_load_n(&intake.tid, __ATOMIC_ACQUIRE) == self;
   const uint64_t start = signals::now_ns();
   const uint64_t give_up = start + std::chrono::nanoseconds(kParkWait).count();
   uint64_t next_nudge = 0;
@@ -73,7 +76,7 @@ void Process::stop_threads_for_death(int except) {
     });
     // The intake thread: dying_ is set (seq_cst) before this look at busy, and it sets busy before its look
     // at dying_, so either it sees dying_ and parks idle, or this sees it busy and waits for its worker.
-    // (The worker itself, ending the process from a signal's default action, does not wait for its 0.)
+    // (The thread that acts on host signals, ending the process from one, does not wait for its own 0.)
     if (!on_intake && intake.busy.load(std::memory_order_seq_cst) != 0) all_parked = false;
     if (all_parked || now >= give_up) return;
     // Yields, not sleeps: the guest's timer slack (PR_SET_TIMERSLACK) would stretch a sleep to seconds.

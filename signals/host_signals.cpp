@@ -148,7 +148,7 @@ HostIntake& enter_intake_thread(emu::Process& proc, const char* role) {
 }
 
 // The worker: acts on what the intake thread hands it, in the process's descriptor table (signalfd
-// readiness bytes, the guest's pipes).
+// readiness bytes, written by number), from the process's first signalfd on.
 void* worker_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   HostIntake& in = enter_intake_thread(*proc, "signals");
@@ -170,7 +170,8 @@ void* worker_main(void* arg) {
   return nullptr;
 }
 
-// The intake thread: takes each host signal and hands it to the worker.
+// The intake thread: takes each host signal and acts on it, or hands it to the worker once the process has
+// one.
 void* intake_main(void* arg) {
   auto* proc = static_cast<emu::Process*>(arg);
   HostIntake& in = enter_intake_thread(*proc, "intake");
@@ -182,9 +183,9 @@ void* intake_main(void* arg) {
     // Invariant (host_signals_in_flight): from the kernel's dequeue of a host signal until its guest signal
     // is queued, busy is 1. The thread waits for a pending signal without taking it (poll of the signalfd,
     // which reports this thread's signals and the process's), sets busy (a seq_cst store, before the
-    // dequeue's own locked instructions), takes one, hands it to the worker and waits until the worker has
-    // queued it and cleared busy. A thread that sees neither the signal pending nor busy set knows the guest
-    // signal of any host signal generated before its look is queued already.
+    // dequeue's own locked instructions), takes one, queues it itself or hands it to the worker and waits
+    // until the worker has queued it and cleared busy. A thread that sees neither the signal pending nor
+    // busy set knows the guest signal of any host signal generated before its look is queued already.
     pollfd p{fd, POLLIN, 0};
     if (fd >= 0 && ::poll(&p, 1, -1) <= 0) continue;
     in.busy.store(1, std::memory_order_seq_cst);
@@ -203,6 +204,16 @@ void* intake_main(void* arg) {
     }
     uint32_t unused;
     const bool quit = is_marker(sig, hsi, kQuitMagic, &unused);
+    if (quit && !in.actor.worker()) break;
+    // Queued here, in this thread's own descriptor table, only while the process has no signalfd
+    // (ActorSwitch's invariant).
+    if (!quit && in.actor.begin_self_act()) {
+      act_on(*proc, in, sig, hsi);
+      in.actor.end_self_act();
+      in.busy.store(0, std::memory_order_release);
+      in.busy.notify_all();
+      continue;
+    }
     in.handoff_sig = sig;
     in.handoff_info = hsi;
     in.handoff.store(quit ? 2 : 1, std::memory_order_release);
@@ -211,8 +222,8 @@ void* intake_main(void* arg) {
     int b;
     while ((b = in.busy.load(std::memory_order_acquire)) != 0) in.busy.wait(b, std::memory_order_acquire);
   }
-  // stop_host_signal_intake: the worker ends too; what arrives from now on waits, blocked, for the next
-  // intake thread.
+  // stop_host_signal_intake: the worker, if any, ends too; what arrives from now on waits, blocked, for the
+  // next intake thread.
   while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) in.busy.wait(1, std::memory_order_acquire);
   syscalls::unreserve_tid(static_cast<int>(::gettid()));
   __atomic_store_n(&in.tid, 0, __ATOMIC_RELEASE);
@@ -226,31 +237,47 @@ void say_no_intake(int err) {
                std::strerror(err));
 }
 
-// Starts the worker and the intake thread. wait_for_intake_threads waits until both are up: they have
-// reserved and named themselves, so the /proc views the guest reads from then on leave them out, and the
-// intake thread holds a descriptor table of its own, its copies of the guest's descriptors closed (until
-// then a pipe's end the guest closes stays open in the copy). When the host refuses a thread (after
-// unshare(CLONE_NEWPID) or setns to a PID namespace the kernel lets no process start a thread, copy_process's
-// EINVAL; EAGAIN at RLIMIT_NPROC), the process goes on without them: its pid mark is cleared, so nothing
-// waits for a thread that will never come (has_intake, forward_to_intake), and host signals stay pending,
-// blocked. Said once on stderr: the guest no longer hears kill(2) from outside.
-void start_intake_thread(emu::Process& proc) {
+// Starts the worker (the calling thread's descriptor table is the one it shares); false when the host
+// refuses the thread.
+bool start_worker(emu::Process& proc) {
   HostIntake& in = proc.intake;
   in.handoff.store(0, std::memory_order_relaxed);
   pthread_t th;
   if (const int err = pthread_create(&th, nullptr, &worker_main, &proc); err != 0) {
-    __atomic_store_n(&in.pid, 0, __ATOMIC_RELEASE);
-    say_no_intake(err);
-    return;
+    errno = err;
+    return false;
   }
   pthread_detach(th);
+  return true;
+}
+
+// Starts the intake thread, and its worker when the process has signalfds (worker_mode 2: a fork child's).
+// wait_for_intake_threads waits until they are up: they have reserved and named themselves, so the /proc
+// views the guest reads from then on leave them out, and the intake thread holds a descriptor table of its
+// own, its copies of the guest's descriptors closed (until then a pipe's end the guest closes stays open in
+// the copy). When the host refuses a thread (after unshare(CLONE_NEWPID) or setns to a PID namespace the
+// kernel lets no process start a thread, copy_process's EINVAL; EAGAIN at RLIMIT_NPROC), the process goes
+// on without them: its pid mark is cleared, so nothing waits for a thread that will never come
+// (has_intake, forward_to_intake), and host signals stay pending, blocked. Said once on stderr: the guest
+// no longer hears kill(2) from outside.
+void start_intake_thread(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  const bool with_worker = in.actor.worker();
+  if (with_worker && !start_worker(proc)) {
+    __atomic_store_n(&in.pid, 0, __ATOMIC_RELEASE);
+    say_no_intake(errno);
+    return;
+  }
   // The two start side by side: the intake thread hands nothing to the worker before the worker is up
   // (handoff waits for it), and nothing asks either to stop before both are.
+  pthread_t th;
   if (const int err = pthread_create(&th, nullptr, &intake_main, &proc); err != 0) {
-    while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
-    in.handoff.store(2, std::memory_order_release);  // the worker ends
-    in.handoff.notify_one();
-    while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    if (with_worker) {
+      while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
+      in.handoff.store(2, std::memory_order_release);  // the worker ends
+      in.handoff.notify_one();
+      while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) != 0) sched_yield();
+    }
     __atomic_store_n(&in.pid, 0, __ATOMIC_RELEASE);
     say_no_intake(err);
     return;
@@ -261,9 +288,10 @@ void start_intake_thread(emu::Process& proc) {
 // A few tens of microseconds after start_intake_thread, once per process; at once when it started none.
 void wait_for_intake_threads(const emu::Process& proc) {
   const HostIntake& in = proc.intake;
-  while (
-      __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != 0 &&
-      (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0 || __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0))
+  const bool with_worker = in.actor.worker();
+  while (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != 0 &&
+         ((with_worker && __atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) ||
+          __atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) == 0))
     sched_yield();
 }
 
@@ -336,9 +364,30 @@ void restart_host_signal_intake(emu::Process& proc) {
   __atomic_store_n(&proc.intake.pid, static_cast<int>(::getpid()), __ATOMIC_RELEASE);
   proc.intake.busy.store(0, std::memory_order_relaxed);  // a fork may have copied the old thread's 1
   proc.intake.open.store(1, std::memory_order_relaxed);
+  // A worker when the process has signalfds (a fork child's are copies, with pipes of their own) or had one
+  // (started before a PID namespace); a start a fork interrupted is over.
+  proc.intake.actor.reset(proc.intake.actor.worker() ||
+                          proc.signalfds.active.load(std::memory_order_acquire));
   start_intake_thread(proc);
   after_first_thread();  // a fork child's may be its first again
   wait_for_intake_threads(proc);
+}
+
+bool start_intake_worker(emu::Process& proc) {
+  HostIntake& in = proc.intake;
+  if (in.actor.worker()) return true;
+  if (__atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != proc.host_pid()) return true;  // no intake thread here
+  if (!in.actor.claim()) return true;  // another thread started it meanwhile
+  if (!start_worker(proc)) {
+    const int err = errno;
+    in.actor.abandon();
+    errno = err;
+    return false;
+  }
+  // Up (reserved and named) before the guest's next look at /proc.
+  while (__atomic_load_n(&in.worker, __ATOMIC_ACQUIRE) == 0) sched_yield();
+  in.actor.to_worker();
+  return true;
 }
 
 void block_after_thread_start() {
@@ -382,10 +431,10 @@ bool stop_host_signal_intake(emu::Process& proc) {
   if (tid == 0 || __atomic_load_n(&in.pid, __ATOMIC_ACQUIRE) != static_cast<int>(::getpid())) return false;
   if (!may_start_threads()) return false;  // it could not come back
   proc.settle_leaving_threads();  // threads of the guest that have ended may still be on their way out
-  const int before = host_thread_count();
-  if (before != 3)
-    return false;  // threads besides the caller, the intake thread and its worker: it fails anyway
   const int worker = __atomic_load_n(&in.worker, __ATOMIC_ACQUIRE);
+  const int before = host_thread_count();
+  if (before != (worker != 0 ? 3 : 2))
+    return false;  // threads besides the caller, the intake thread and its worker: it fails anyway
   siginfo_t m = marker(kQuitMagic, 0);
   if (::syscall(SYS_rt_tgsigqueueinfo, ::getpid(), tid, m.si_signo, &m) != 0) return false;
   while (__atomic_load_n(&in.tid, __ATOMIC_ACQUIRE) != 0) sched_yield();

@@ -17,6 +17,7 @@
 #include "emu/guest_mem.h"
 #include "emu/task.h"
 #include "signals/fd_wait.h"
+#include "signals/host_signals.h"
 #include "signals/signals.h"
 #include "syscalls/abi/siginfo.h"
 #include "syscalls/fd_util.h"
@@ -209,6 +210,8 @@ int64_t signalfd_create_or_update(int fd, uint64_t mask, int flags) {
   mask &= ~guest::kUnblockableSignals;
   emu::Process& proc = *emu::Process::current();
   SignalfdTable& tab = proc.signalfds;
+  // The first one: from now on a worker in this table acts on host signals (it writes readiness bytes).
+  if (fd == -1 && !tab.active.load(std::memory_order_acquire) && !start_intake_worker(proc)) return -ENOMEM;
   std::lock_guard sl(proc.signals().sig_lock);
   std::lock_guard lk(*tab.mu);
   if (fd != -1) {

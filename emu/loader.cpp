@@ -47,8 +47,9 @@ struct Image {
 };
 
 // The file as the parser sees it: a buffer of the file's size in which only what the parser reads is filled
-// (the first 64 KiB, the program headers and the PT_INTERP string, wherever the header puts them), so
-// loading a large program does not copy it all. Not mmap'd: a file truncated under us would raise SIGBUS in
+// (the first 4 KiB, the program headers and the PT_INTERP string, wherever the header puts them), so
+// loading a large program does not copy it all (nor touch more of the buffer's pages than it reads: a
+// first touch is a page fault). Not mmap'd: a file truncated under us would raise SIGBUS in
 // a64run. Offsets come from the still unvalidated header, so every read is clamped to the file.
 struct FileBytes {
   std::unique_ptr<uint8_t[]> bytes;
@@ -68,7 +69,7 @@ bool read_range(int fd, FileBytes* data, uint64_t off, uint64_t len) {
 }
 
 bool read_file(int fd, FileBytes* data) {
-  constexpr uint64_t kHead = uint64_t{64} << 10;
+  constexpr uint64_t kHead = uint64_t{4} << 10;
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   data->size = static_cast<size_t>(st.st_size);

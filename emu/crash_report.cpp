@@ -110,6 +110,17 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
     const uint64_t addr = untagged_addr(xt) & ~(len - 1);
     return (addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0 ? addr : page_hint;
   }
+  // LDTR, LDTRB, LDTRH, LDTRSB, LDTRSH, LDTRSW, STTR, STTRB, STTRH (load/store register, unprivileged): the
+  // base register (or SP) plus the signed 9-bit offset. Capstone 5.0.7 decodes none of the loads whose Rt
+  // is their Rn (as if they wrote the base back, which they do not).
+  if ((word & 0x3f200c00u) == 0x38000800u) {
+    const unsigned rn = (word >> 5) & 0x1f;
+    const uint64_t base = rn == 31 ? cpu.sp() : cpu.x(static_cast<int>(rn));
+    const int64_t imm9 = static_cast<int32_t>(word << 11) >> 23;  // bits 20:12
+    const uint64_t addr = untagged_addr(base + static_cast<uint64_t>(imm9));
+    if ((addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0) return addr;
+    return page_hint;  // straddling into the refused page: its start, as on Linux
+  }
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return page_hint;
   cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);

@@ -104,6 +104,8 @@ void usage(FILE* out) {
       "  A64RUN_SLOW_LOOKUP=1    indirect branches through Unicorn's own block lookup (diagnostics)\n"
       "  A64RUN_NO_SHARED_TB=1   each thread translates the code it runs itself, none runs another's\n"
       "                          translation (diagnostics)\n"
+      "  A64RUN_FULL_TLBS=1      every MMU mode keeps a full-size softmmu TLB, not only the one guest code\n"
+      "                          runs in (diagnostics: docs/memory.md)\n"
       "  A64RUN_TAKEN_CHAIN_SLOTS=1  a block's jump to the next one is a jump taken to its exit until it\n"
       "                          is chained, as in QEMU (diagnostics: emu/block_chain.cpp)\n"
       "  A64RUN_HUGE_PAGES=1     transparent huge pages for the program's large private mappings\n\n"

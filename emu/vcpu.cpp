@@ -24,6 +24,7 @@
 #include "emu/run_lock.h"
 #include "emu/task.h"
 #include "emu/tb_lookup.h"
+#include "emu/tlb_trim.h"
 #include "emu/unicorn_layout.h"
 #include "emu/vreg_forwarding.h"
 #include "gdb/hooks.h"
@@ -103,6 +104,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   check(uc_ctl_tlb_mode(uc_, UC_TLB_VIRTUAL), "uc_ctl_tlb_mode");
   // The whole window is one region: the fill hook decides, page by page, what the guest may touch.
   check(uc_mem_map_ptr(uc_, 0, as_.size(), UC_PROT_ALL, as_.base()), "uc_mem_map_ptr");
+  (void)trim_idle_tlbs(uc_);  // the engine is made: its MMU indexes but this vCPU's own get small TLBs
   // The first fill of the code buffer must flush it, not wipe it under chained blocks (emu/code_buffer.cpp).
   check(guard_code_buffer(uc_, guarded), "guard_code_buffer");
   near_code_ = code_buffer_near(uc_);

@@ -92,6 +92,13 @@ bool read_named_reg(Vcpu& cpu, const char* name, uint64_t* out) {
   return true;
 }
 
+// The decoded address of an access the engine refused at page_hint: itself when it lies in the refused page
+// (or no page is known); else page_hint (an access straddling into the refused page faults at the page's
+// start, as on Linux; any other is a decode that does not match, and the page is the best answer).
+uint64_t in_refused_page(uint64_t addr, uint64_t page_hint) {
+  return (addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0 ? addr : page_hint;
+}
+
 }  // namespace
 
 // Linux reports a data address without its tag (untagged_addr), as the engine may have accessed it with the
@@ -107,8 +114,7 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
     const uint64_t xt = rt == 31 ? 0 : cpu.x(static_cast<int>(rt));  // register 31 is XZR here
     const uint64_t len = dc_zva_block_bytes();
     if (len == 0) return page_hint;
-    const uint64_t addr = untagged_addr(xt) & ~(len - 1);
-    return (addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0 ? addr : page_hint;
+    return in_refused_page(untagged_addr(xt) & ~(len - 1), page_hint);
   }
   // LDTR, LDTRB, LDTRH, LDTRSB, LDTRSH, LDTRSW, STTR, STTRB, STTRH (load/store register, unprivileged): the
   // base register (or SP) plus the signed 9-bit offset. Capstone 5.0.7 decodes none of the loads whose Rt
@@ -117,9 +123,7 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
     const unsigned rn = (word >> 5) & 0x1f;
     const uint64_t base = rn == 31 ? cpu.sp() : cpu.x(static_cast<int>(rn));
     const int64_t imm9 = static_cast<int32_t>(word << 11) >> 23;  // bits 20:12
-    const uint64_t addr = untagged_addr(base + static_cast<uint64_t>(imm9));
-    if ((addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0) return addr;
-    return page_hint;  // straddling into the refused page: its start, as on Linux
+    return in_refused_page(untagged_addr(base + static_cast<uint64_t>(imm9)), page_hint);
   }
   csh cs;
   if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &cs) != CS_ERR_OK) return page_hint;
@@ -139,13 +143,10 @@ uint64_t exact_fault_address(Vcpu& cpu, uint64_t pc, uint64_t page_hint) {
           index = static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(index)));
         if (op.shift.type == ARM64_SFT_LSL) index <<= op.shift.value;
       }
-      const uint64_t addr = untagged_addr(
-          (d.writeback && d.post_index) ? base : base + index + static_cast<int64_t>(op.mem.disp));
-      // The decoded address must fall in the refused page.
-      if ((addr & ~kPageMask) == (page_hint & ~kPageMask) || page_hint == 0) result = addr;
-      // An access straddling into the refused page faults at the page start, as on Linux.
-      else if (addr < page_hint && page_hint - addr < 64)
-        result = page_hint;
+      result = in_refused_page(
+          untagged_addr((d.writeback && d.post_index) ? base
+                                                      : base + index + static_cast<int64_t>(op.mem.disp)),
+          page_hint);
       break;
     }
     cs_free(insn, 1);

@@ -38,6 +38,7 @@ using unicorn::field;
 constexpr int kMmuModes = 12;                            // NB_MMU_MODES (target/arm/cpu-param.h)
 constexpr ptrdiff_t kFastFromEnv = -0xd0;                // env_tlb(env)->f[0] (CPUTLBDescFast: mask, table)
 constexpr ptrdiff_t kFastSize = 0x10;                    // sizeof(CPUTLBDescFast)
+constexpr ptrdiff_t kFastTable = 0x8;                    // CPUTLBDescFast.table (mask at 0)
 constexpr ptrdiff_t kDescVtableFromEnv = -0x2140;        // env_tlb(env)->d[0].vtable
 constexpr ptrdiff_t kDescSize = 0x2b8;                   // sizeof(CPUTLBDesc)
 constexpr ptrdiff_t kDescIotlbFromVtable = 0x280;        // CPUTLBDesc.iotlb, from vtable
@@ -85,7 +86,7 @@ bool trim_idle_tlbs(uc_engine* uc) {
   // Fresh TLBs only: each at the default size, with a table and an IOTLB.
   for (int i = 0; i < kMmuModes; ++i) {
     if (field<uintptr_t>(fast, i * kFastSize) != kDefaultMask ||
-        field<void*>(fast, i * kFastSize + 8) == nullptr ||
+        field<void*>(fast, i * kFastSize + kFastTable) == nullptr ||
         field<void*>(desc, i * kDescSize + kDescIotlbFromVtable) == nullptr)
       return false;
   }
@@ -99,10 +100,10 @@ bool trim_idle_tlbs(uc_engine* uc) {
       continue;  // this one keeps its large TLB
     }
     std::memset(table, 0xff, kMinEntries * kEntrySize);  // every entry invalid (tlb_mmu_flush_locked)
-    std::free(field<void*>(fast, i * kFastSize + 8));
+    std::free(field<void*>(fast, i * kFastSize + kFastTable));
     std::free(field<void*>(desc, i * kDescSize + kDescIotlbFromVtable));
     field<uintptr_t>(fast, i * kFastSize) = (kMinEntries - 1) * kEntrySize;
-    field<void*>(fast, i * kFastSize + 8) = table;
+    field<void*>(fast, i * kFastSize + kFastTable) = table;
     field<void*>(desc, i * kDescSize + kDescIotlbFromVtable) = iotlb;
   }
   return true;

@@ -251,7 +251,8 @@ bool start_worker(emu::Process& proc) {
   return true;
 }
 
-// Starts the intake thread, and its worker when the process has signalfds (worker_mode 2: a fork child's).
+// Starts the intake thread, and its worker when the switch says one acts (a fork child of a process with
+// signalfds).
 // wait_for_intake_threads waits until they are up: they have reserved and named themselves, so the /proc
 // views the guest reads from then on leave them out, and the intake thread holds a descriptor table of its
 // own, its copies of the guest's descriptors closed (until then a pipe's end the guest closes stays open in

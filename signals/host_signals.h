@@ -20,7 +20,7 @@ namespace signals {
 
 // Who acts on a host signal the intake thread took (queues the guest signal): the intake thread itself, in
 // its own descriptor table, until a worker takes over in the process's table, at the process's first
-// signalfd (whose readiness byte is written by number). The invariant, a Dekker handshake (every access
+// signalfd (whose readiness byte is written by number). The invariant, a Dekker handshake (its four accesses
 // seq_cst): the intake thread marks itself acting before it looks at the mode and clears the mark once the
 // signal is queued; the switch sets the mode before it looks at the mark and waits for it to clear. So
 // either the intake thread sees the worker's mode and hands the signal over, or the switch waits until the

@@ -272,10 +272,7 @@ int64_t single_threaded_host_call(Task& t, long nr, long a1, long a2) {
 // them owns it as the kernel's single call would make it. (Not atomic: if the second step fails, ENOSPC at
 // the nesting or count limit, the first one's namespaces stay, which Linux's single call would not leave.)
 template <typename Call>
-int64_t pid_namespace_last(Task& t, uint64_t flags, const Call& call) {
-  // setns's 0 takes any namespace, a PID one too. The intake thread's worker, which the first signalfd
-  // needs, could not start later: it starts now.
-  if (flags == 0 || (flags & CLONE_NEWPID)) (void)signals::start_intake_worker(t.proc());
+int64_t pid_namespace_last(uint64_t flags, const Call& call) {
   if (!(flags & CLONE_NEWPID) || flags == CLONE_NEWPID) return call(flags);
   if (const int64_t r = call(flags & ~uint64_t{CLONE_NEWPID}); r != 0) return r;
   return call(CLONE_NEWPID);
@@ -322,12 +319,14 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
   if ((flags & CLONE_VM) && t.proc().shares_memory()) return -EINVAL;
   if ((flags & CLONE_FILES) && !one_thread) return -EINVAL;
   if (flags & kNamespaces) {
+    // The intake thread's worker, which the first signalfd needs, could not start after a PID namespace for
+    // the children: it starts now.
+    if (flags & CLONE_NEWPID) (void)signals::start_intake_worker(t.proc());
     int64_t r;
     if (!(flags & CLONE_NEWUSER)) {
-      if (flags & CLONE_NEWPID) (void)signals::start_intake_worker(t.proc());  // pid_namespace_last's
       r = guest::from_host(::syscall(SYS_unshare, flags & kNamespaces));
     } else {
-      r = pid_namespace_last(t, flags & kNamespaces, [&](uint64_t f) {
+      r = pid_namespace_last(flags & kNamespaces, [&](uint64_t f) {
         return single_threaded_host_call(t, SYS_unshare, static_cast<long>(f), 0);
       });
       signals::forget_caller_uid();  // the uid as the new namespace sees it
@@ -346,8 +345,10 @@ SysResult sys_unshare(Task& t, uint64_t flags) {
 // thread out of the way (single_threaded_host_call).
 SysResult sys_setns(Task& t, int fd, int nstype) {
   if (is_reserved_fd(fd)) return -EBADF;
+  // nstype 0 takes any namespace, a PID one too: the worker starts first, as for unshare.
+  if (nstype == 0 || (nstype & CLONE_NEWPID)) (void)signals::start_intake_worker(t.proc());
   // A pidfd names several namespaces at once (an ns file names one type: the split gives its same EINVAL).
-  const int64_t r = pid_namespace_last(t, static_cast<uint32_t>(nstype), [&](uint64_t f) {
+  const int64_t r = pid_namespace_last(static_cast<uint32_t>(nstype), [&](uint64_t f) {
     return single_threaded_host_call(t, SYS_setns, fd, static_cast<long>(f));
   });
   signals::forget_caller_uid();  // a user namespace joined sees the uid in its own map

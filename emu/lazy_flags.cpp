@@ -6,11 +6,15 @@
 // B.cond reads one flag, and the code it goes to sets NZCV again before reading it.
 //
 // What. After the translator has generated a block's ops (lazy_flags_after_translation), the block's last
-// instruction L that writes NZCV is looked at. When L is a SUBS, ADDS, ANDS or BICS (CMP, CMN, TST):
-//   - from L on, the block's ops read and write four temps instead of the CPU state's NF, ZF, CF and VF, so
-//     TCG's liveness drops what nothing in the block reads (a B.NE reads only Z);
+// instruction L that writes NZCV is looked at. When L is a SUBS, ADDS, ANDS or BICS (CMP, CMN, TST), or a
+// CCMP or CCMN:
+//   - from L on, the block's ops read and write four temps instead of the CPU state's NF, ZF, CF and VF
+//     (each once written there), so TCG's liveness drops what nothing in the block reads (a B.NE reads
+//     only Z); from an earlier flag writer already when nothing observable lies between it and L (CMP;
+//     CCMP), since nothing sees the CPU state's flags before L's record, nor after it;
 //   - just before L's arithmetic, the block stores the record: L's kind and its operands, in three fields
-//     of the CPU state that EL0 code never uses (ELR_EL2, ELR_EL3 and SP_EL2);
+//     of the CPU state that EL0 code never uses (ELR_EL2, ELR_EL3 and SP_EL2). A conditional compare picks
+//     its kind at run time: its compare's, or the fixed kind of its immediate NZCV when its condition failed;
 //   - a B.cond that ends the block compares copies of L's operands instead of testing flags (fuse_branch).
 // Every block then keeps the invariant below at its start:
 //   - a block that reads a flag before an instruction has written all four (a B.cond or CSEL first, a CCMP,
@@ -60,6 +64,7 @@ constexpr size_t kTbPc = 0x0;     // TranslationBlock.pc
 constexpr size_t kTbSize = 0x14;  // TranslationBlock.size
 constexpr uint8_t kTempGlobal = 0x20;
 constexpr uintptr_t kCondEq = 8;          // TCG_COND_EQ
+constexpr uintptr_t kCondNe = 9;          // TCG_COND_NE
 constexpr uint32_t kLabelPresent = 1;     // TCGLabel.present
 constexpr uint32_t kLabelRef = 1u << 16;  // TCGLabel.refs
 
@@ -78,6 +83,8 @@ enum Opc : uint8_t {
   kCall = 2,
   kMovI32 = 5,
   kMoviI32 = 6,
+  kSetcondI32 = 7,
+  kMovcondI32 = 8,
   kLdI32 = 13,
   kStI32 = 16,
   kSubI32 = 18,
@@ -111,6 +118,8 @@ bool defs_ok(void* ctx) {
                 {kBrcondI32, "brcond_i32"},
                 {kMovI32, "mov_i32"},
                 {kMoviI32, "movi_i32"},
+                {kSetcondI32, "setcond_i32"},
+                {kMovcondI32, "movcond_i32"},
                 {kStI32, "st_i32"},
                 {kSubI32, "sub_i32"},
                 {kAdd2I32, "add2_i32"},
@@ -422,11 +431,39 @@ Operands operands(char* at, LazyKind kind) {
   }
 }
 
-// The record's stores for L, before its anchor.
-void store_record(const Rewrite& r, char* at, LazyKind kind) {
+// A conditional compare's T0 (disas_cc: setcond_i32 T0 = !cond, before the compare's arithmetic): the only
+// setcond_i32 of L's ops before its anchor (arm_test_cc makes none), else 0.
+uintptr_t condition_failed_temp(char* l_insn, char* at) {
+  uintptr_t t0 = 0;
+  for (char* op = next_op(l_insn); op != nullptr && op != at; op = next_op(op)) {
+    if (static_cast<uint8_t>(op[0]) != kSetcondI32) continue;
+    if (t0 != 0) return 0;
+    t0 = args(op)[0];
+  }
+  return t0;
+}
+
+// The record's stores for L, before its anchor. For a conditional compare (`t0` set: 1 when its condition
+// failed) the kind is chosen at run time: the fixed kind of its immediate `nzcv`, or the compare's.
+void store_record(const Rewrite& r, char* at, LazyKind kind, uintptr_t t0, uint32_t nzcv) {
   const Operands o = operands(at, kind);
   const Opc store = o.wide ? kStI64 : kStI32;
-  store_kind(r, at, kind);
+  if (t0 == 0) {
+    store_kind(r, at, kind);
+  } else {
+    const auto temp = [&] {
+      return reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+    };
+    const uintptr_t zero = temp(), fixed = temp(), compare = temp(), k = temp();
+    insert_before(r, at, kMoviI32, zero, 0);
+    insert_before(r, at, kMoviI32, fixed, kLazyFixed + nzcv);
+    insert_before(r, at, kMoviI32, compare, kind);
+    char* select = insert_before(r, at, kMovcondI32, k, t0, zero);  // k = t0 != 0 ? fixed : compare
+    args(select)[3] = fixed;
+    args(select)[4] = compare;
+    args(select)[5] = kCondNe;
+    insert_before(r, at, kStI32, k, r.env, kEnvRecordKind);
+  }
   insert_before(r, at, store, o.a, r.env, kEnvRecordA);
   if (o.b != 0) insert_before(r, at, store, o.b, r.env, kEnvRecordB);
 }
@@ -519,6 +556,15 @@ void check_quiet_insns(const Rewrite& r, const QuietInsns& quiet_insn) {
 }
 #endif
 
+// Whether anything may see the CPU state or leave the block at `op`: a call, a load or store (the guest's
+// fault sees the registers there: emu/direct_memory.cpp marks the host accesses TCG_OPF_SIDE_EFFECTS, and
+// the softmmu ones are so marked already), or a basic block's end or exit.
+bool observable(const Rewrite& r, const char* op) {
+  constexpr uint8_t kSeen = 0x01 | kOpfBbEnd | 0x04 | 0x08;  // BB_EXIT, BB_END, CALL_CLOBBER, SIDE_EFFECTS
+  const auto opc = static_cast<uint8_t>(op[0]);
+  return opc == kCall || (r.defs[opc].flags & kSeen) != 0;
+}
+
 // What one pass over a block's ops finds. Until the end of the first instruction that writes a flag: whether
 // a flag is read before it is written (then the block settles at its start). And L, the last instruction
 // that writes one, with what follows it.
@@ -533,6 +579,11 @@ struct Scan {
   uint64_t last_pc = 0;
   bool unsafe_after_l = false;  // since L's first flag write: a call that may write the globals, or a flag
                                 // read after a basic block's end (TCG's normal temps die there)
+  // The first flag write of the writers before L that run up to L's first flag write with nothing
+  // observable between them (CMP; CCMP, or CMP; CSEL; CMP), else null: from there on the flags may live
+  // in temps, since nothing sees the CPU state's flags before L's record is stored, and only the record
+  // after it. (L writes no flag before its anchor, where the record goes: anchor() checks.)
+  char* run_before_l = nullptr;
 };
 
 Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
@@ -542,6 +593,7 @@ Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
   bool quiet = false;
   unsigned written = 0;  // the flags written so far, until the first writing instruction ends
   bool bb_end_after_l = false;
+  char* run = nullptr;  // the first flag write since the last observable op
   for (char* op = field<char*>(r.s, kCtxOpsFirst); op != nullptr; op = next_op(op)) {
     if (static_cast<uint8_t>(op[0]) == kInsnStart) {
       if (b.first_write_insn != nullptr && insn == b.first_write_insn && written != 0xf) b.live_in = true;
@@ -553,6 +605,7 @@ Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
       continue;
     }
     if (b.first_op == nullptr && insn != nullptr) b.first_op = op;
+    if (observable(r, op)) run = nullptr;
     int outs = 0, ins = 0;
     if (!quiet && may_name_flags(static_cast<uint8_t>(op[0]))) arg_counts(r, op, &outs, &ins);
     const bool in_prefix = b.first_write_insn == nullptr || insn == b.first_write_insn;
@@ -567,8 +620,11 @@ Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
       if (j < 0) continue;
       if (b.first_write == nullptr) b.first_write = op, b.first_write_insn = insn;
       if (in_prefix) written |= 1u << j;
-      if (insn != b.l_insn)
+      if (run == nullptr) run = op;
+      if (insn != b.l_insn) {
         b.l_insn = insn, b.l_pc = insn_pc, b.unsafe_after_l = false, bb_end_after_l = false;
+        b.run_before_l = run != op ? run : nullptr;
+      }
     }
     if (b.l_insn != nullptr && call_writes_globals(r, op)) b.unsafe_after_l = true;
     if (b.l_insn != nullptr && (r.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd)) bb_end_after_l = true;
@@ -577,11 +633,13 @@ Scan scan_block(const Rewrite& r, const QuietInsns& quiet_insn) {
   return b;
 }
 
-// From L on, the flags are the temps'.
+// From `from` on (an op of a flag writer, or its insn_start), each flag is its temp's once an op has written
+// it there: a read before that (a CCMP reads the flags it then replaces) reads the flag as it was.
 void rename_flags(const Rewrite& r, char* from, const QuietInsns& quiet_insn) {
   uintptr_t temp[kFlags];
   for (uintptr_t& t : temp)
     t = reinterpret_cast<uintptr_t>(tcg_temp_new_internal_aarch64(r.s, kTcgTypeI32, false));
+  unsigned renamed = 0;
   bool quiet = false;
   for (char* op = from; op != nullptr; op = next_op(op)) {
     if (static_cast<uint8_t>(op[0]) == kInsnStart) {
@@ -591,9 +649,13 @@ void rename_flags(const Rewrite& r, char* from, const QuietInsns& quiet_insn) {
     if (quiet) continue;
     int outs = 0, ins = 0;
     arg_counts(r, op, &outs, &ins);
-    for (int i = 0; i < outs + ins; ++i) {
+    for (int i = outs; i < outs + ins; ++i) {
       const int j = flag_index(r, args(op)[i]);
-      if (j >= 0) args(op)[i] = temp[j];
+      if (j >= 0 && (renamed & (1u << j))) args(op)[i] = temp[j];
+    }
+    for (int i = 0; i < outs; ++i) {
+      const int j = flag_index(r, args(op)[i]);
+      if (j >= 0) args(op)[i] = temp[j], renamed |= 1u << j;
     }
   }
 }
@@ -680,21 +742,33 @@ void lazy_flags_after_translation(void* cpu, void* tb) {
   std::memset(static_cast<char*>(r.s) + kCtxFreeTemps, 0, kFreeTempsSize);
   LazyKind kind = kLazyNone;
   char* at = nullptr;
+  uintptr_t failed = 0;  // a conditional compare's temp that is 1 when its condition failed
+  uint32_t nzcv = 0;     // and its immediate NZCV
   if (window && b.l_insn != nullptr && !b.unsafe_after_l && b.l_pc >= pc && b.l_pc + 4 <= pc + size) {
     uint32_t l_word = 0;
     std::memcpy(&l_word, w.base + b.l_pc, sizeof l_word);
     kind = lazy_kind(l_word);
-    if (kind != kLazyNone) at = anchor(r, b.l_insn, kind);
+    if (kind != kLazyNone) {
+      at = anchor(r, b.l_insn, kind);
+    } else if ((kind = conditional_compare_kind(l_word, &nzcv)) != kLazyNone) {
+      at = anchor(r, b.l_insn, kind);
+      if (at != nullptr) failed = condition_failed_temp(b.l_insn, at);
+      if (failed == 0) at = nullptr;
+    }
   }
+  // The flags live in temps from L's first write, or from the first write of the run before L.
+  char* from = b.run_before_l != nullptr ? b.run_before_l : b.l_insn;
+  const bool record_first =
+      b.run_before_l != nullptr ? b.run_before_l == b.first_write : b.first_write_insn == b.l_insn;
   if (b.live_in) {
     settle_at_start(r, b.first_op);
-  } else if (b.first_write_insn != b.l_insn || at == nullptr) {
+  } else if (at == nullptr || !record_first) {
     store_kind(r, b.first_write, kLazyNone);
   }
   if (at == nullptr) return;
-  fuse_branch(r, b, at, kind, w);
-  rename_flags(r, b.l_insn, quiet);
-  store_record(r, at, kind);  // where L's arithmetic reads its operands
+  if (failed == 0) fuse_branch(r, b, at, kind, w);
+  rename_flags(r, from, quiet);
+  store_record(r, at, kind, failed, nzcv);  // where L's arithmetic reads its operands
 }
 
 void settle_lazy_flags(uc_engine* uc) {

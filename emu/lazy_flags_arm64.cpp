@@ -28,6 +28,15 @@ LazyKind lazy_kind(uint32_t insn) {
   return kLazyNone;
 }
 
+LazyKind conditional_compare_kind(uint32_t insn, uint32_t* nzcv) {
+  // sf op 1 11010010 Rm|imm5 cond o2 0 Rn 0 nzcv (CONDITIONAL COMPARE (REGISTER) and (IMMEDIATE)).
+  if ((insn & 0x3fe00410) != 0x3a400000 || bits(insn, 12, 4) >= 14) return kLazyNone;
+  *nzcv = bits(insn, 0, 4);
+  const bool sf = bits(insn, 31, 1) != 0;
+  if (bits(insn, 30, 1) != 0) return sf ? kLazySub64 : kLazySub32;
+  return sf ? kLazyAdd64 : kLazyAdd32;
+}
+
 namespace {
 
 // Data processing, immediate (op0 100x): ADDS, SUBS (immediate) and ANDS (immediate) set the flags.
@@ -134,6 +143,7 @@ uint32_t lazy_nzcv(LazyKind kind, uint64_t a, uint64_t b) {
       n = a32 >> 31, z = a32 == 0;
       break;
     default:
+      if (kind >= kLazyFixed && kind < kLazyKinds) return static_cast<uint32_t>(kind - kLazyFixed) << 28;
       break;
   }
   return static_cast<uint32_t>(n << 31 | z << 30 | c << 29 | v << 28);

@@ -96,10 +96,48 @@ TEST(LazyFlagsArm64Test, KindsAreTheFlagSettersWithoutFlagInputs) {
       {0xb2400020, kLazyNone, "orr x0, x1, #1"},
       {0xba020020, kLazyNone, "adcs x0, x1, x2"},
       {0x7a020020, kLazyNone, "sbcs w0, w1, w2"},
-      {0xfa410000, kLazyNone, "ccmp x0, x1, #0, eq"},
+      {0xfa410000, kLazyNone, "ccmp x0, x1, #0, eq (conditional_compare_kind's)"},
       {0x1e612000, kLazyNone, "fcmp d0, d1"},
   };
   for (const auto& c : kCases) EXPECT_EQ(lazy_kind(c.insn), c.kind) << c.text;
+}
+
+TEST(LazyFlagsArm64Test, ConditionalComparesGiveTheirCompareAndImmediate) {
+  // Encodings from the cross assembler (aarch64-linux-gnu-as).
+  const struct {
+    uint32_t insn;
+    LazyKind kind;
+    uint32_t nzcv;
+    const char* text;
+  } kCases[] = {
+      {0xfa410000, kLazySub64, 0x0, "ccmp x0, x1, #0, eq"},
+      {0x7a5f186f, kLazySub32, 0xf, "ccmp w3, #31, #15, ne"},
+      {0xba4680a9, kLazyAdd64, 0x9, "ccmn x5, x6, #9, hi"},
+      {0x3a40d8e2, kLazyAdd32, 0x2, "ccmn w7, #0, #2, le"},
+      {0xfa43b048, kLazySub64, 0x8, "ccmp x2, x3, #8, lt"},
+      // AL and NV (the compare always), and what is not a conditional compare.
+      {0xfa41e004, kLazyNone, 0, "ccmp x0, x1, #4, al"},
+      {0xfa41f004, kLazyNone, 0, "ccmp x0, x1, #4, nv"},
+      {0x1e610400, kLazyNone, 0, "fccmp d0, d1, #0, eq"},
+      {0x9a820020, kLazyNone, 0, "csel x0, x1, x2, eq"},
+      {0xba020020, kLazyNone, 0, "adcs x0, x1, x2"},
+      {0xeb01001f, kLazyNone, 0, "cmp x0, x1"},
+      {0xfa410010, kLazyNone, 0, "ccmp x0, x1, #0, eq with o3 set (unallocated)"},
+      {0xfa410400, kLazyNone, 0, "ccmp x0, x1, #0, eq with o2 set (unallocated)"},
+  };
+  for (const auto& c : kCases) {
+    uint32_t nzcv = 0xdead;
+    EXPECT_EQ(conditional_compare_kind(c.insn, &nzcv), c.kind) << c.text;
+    if (c.kind != kLazyNone) {
+      EXPECT_EQ(nzcv, c.nzcv) << c.text;
+    }
+  }
+  // A compare whose condition failed: the record's kind is its immediate's fixed kind, whatever a and b.
+  for (uint32_t nzcv = 0; nzcv < 16; ++nzcv) {
+    EXPECT_EQ(lazy_nzcv(static_cast<LazyKind>(kLazyFixed + nzcv), 5, 5), nzcv << 28);
+    EXPECT_EQ(lazy_nzcv(static_cast<LazyKind>(kLazyFixed + nzcv), ~0ull, 1), nzcv << 28);
+  }
+  EXPECT_EQ(kLazyFixed + 16, kLazyKinds);
 }
 
 // may_touch_nzcv against the Arm ARM: each kind of flag reader and writer, and the common instructions that

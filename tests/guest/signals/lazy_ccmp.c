@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/ucontext.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -320,6 +321,12 @@ static uint64_t loop_expected(uint64_t n, uint64_t a, uint64_t b, uint64_t c) {
   return x4;
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static _Atomic int stop_sender;
 static _Atomic long stops_checked, stops_elsewhere, stops_wrong;
 
@@ -355,9 +362,11 @@ static void test_signals_at_block_starts(void) {
   pthread_t t;
   CHECK(pthread_create(&t, NULL, sender, &self) == 0);
   const uint64_t kIterations = 1000000;
-  // Four rounds at least, more while the sender has had too little time to land 20 signals (a busy host).
-  for (int round = 0; round < 4 || (stops_checked < 20 && round < 40); round++) {
-    const uint64_t a = 0x9e3779b97f4a7c15ull + (uint64_t)round, b = 0x1234567ull << round, c = 0x4000;
+  // Four rounds at least, more while the sender has had too little time to land 20 signals here (on a busy
+  // host it may hardly run), for up to 30 s.
+  const double deadline = now_s() + 30;
+  for (int round = 0; round < 4 || (stops_checked < 20 && now_s() < deadline); round++) {
+    const uint64_t a = 0x9e3779b97f4a7c15ull + (uint64_t)round, b = 0x1234567ull << (round % 32), c = 0x4000;
     CHECK_EQ(lcc_loop(kIterations, a, b, c), loop_expected(kIterations, a, b, c));
   }
   stop_sender = 1;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "emu/code_gate.h"
+#include "emu/code_pages.h"
 #include "emu/tb_share.h"
 
 namespace emu {
@@ -259,6 +260,8 @@ class AddressSpace {
   // (`ic ivau`: Vcpu::invalidate_code_from_code). Another vCPU flushes its code buffer only when none is
   // left (Vcpu::enter_code): the block, or the one its chained jump leads to, may lie in that buffer.
   std::atomic<int>& code_tail_runners() { return code_tail_runners_; }
+  // The guest pages translated code was made from (`ic ivau` of another page drops nothing).
+  CodePages& code_pages() { return code_pages_; }
 
   std::vector<Vma> snapshot() const;
   // Renders /proc/self/maps for the guest, one render_maps_line per VMA.
@@ -266,7 +269,7 @@ class AddressSpace {
   static std::string render_maps_line(const Vma& v);
 
  private:
-  AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size) {}
+  AddressSpace(uint8_t* base, uint64_t size) : base_(base), size_(size), code_pages_(size) {}
 
   bool range_ok(uint64_t addr, uint64_t len) const { return addr <= size_ && len <= size_ - addr; }
   bool overlaps_locked(uint64_t start, uint64_t end) const;
@@ -334,6 +337,7 @@ class AddressSpace {
   const uint64_t size_;
   CodeGate gate_;
   TbShare tb_share_;
+  CodePages code_pages_;
   uint64_t mmap_top_ = 0;
 
   mutable std::shared_mutex mu_;

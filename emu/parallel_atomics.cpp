@@ -64,6 +64,9 @@ extern "C" void __wrap_gen_intermediate_code_aarch64(void* cpu, void* tb, int ma
   emu::memory_order_translation_start();
   emu::direct_translation_start();
   emu::helper_calls_translation_start();
+  // Before the translator reads the block's instructions (emu/code_pages.cpp): TranslationBlock.pc is
+  // its first field, set by tb_gen_code.
+  emu::Vcpu::note_translation(uc, *static_cast<const uint64_t*>(tb));
   // A vCPU stopped by kicks needs the exit_request test at the start of every block (emu/block_exit.cpp).
   if (emu::Vcpu::running_stops_by_kick(uc) && emu::block_exit_test_available()) emu::arm_block_exit_test();
   int state = emu::g_state.load(std::memory_order_acquire);

@@ -368,14 +368,18 @@ void Vcpu::on_interrupt(uc_engine* uc, uint32_t intno, void* opaque) {
 }
 
 // SYS instructions: `ic ivau` / `ic iallu(is)` announce new code. Stores into code by another vCPU or
-// through another mapping are invisible to this vCPU's JIT, so every vCPU drops its translations.
+// through another mapping are invisible to this vCPU's JIT, so every vCPU drops its translations, unless
+// the line of an `ic ivau` lies in a page no engine has translated (emu/code_pages.cpp): a JIT's new code.
 uint32_t Vcpu::on_sys(uc_engine* uc, uc_arm64_reg, const uc_arm64_cp_reg* cp, void* opaque) {
   // The vCPU this thread runs: a shared block carries the hook of the engine that translated it, whose
   // user data is that engine's vCPU (tb_share.cpp, invariant 4).
   Vcpu* self = t_running != nullptr && t_running->uc_ == uc ? t_running : static_cast<Vcpu*>(opaque);
+  const bool ivau = cp->crn == 7 && cp->crm == 5 && cp->op1 == 3 && cp->op2 == 1;
   const bool ic = cp->crn == 7 && (cp->crm == 5 || cp->crm == 1) &&
                   ((cp->op1 == 3 && cp->op2 == 1) || (cp->op1 == 0 && cp->op2 == 0));
-  if (ic) self->invalidate_code_from_code(true);
+  if (!ic) return 0;
+  if (ivau && !self->as_.code_pages().may_hold(untagged_addr(cp->val))) return 0;
+  self->invalidate_code_from_code(true);
   return 0;
 }
 
@@ -396,6 +400,7 @@ void Vcpu::invalidate_code_from_code(bool in_block) {
   {
     CodeGate::Closed closed(as_.gate());
     as_.invalidate_code();
+    as_.code_pages().flushed();
   }
   if (stop_.kind == StopKind::kNone) stop_.kind = StopKind::kRequest;
   uc_emu_stop(uc_);
@@ -443,6 +448,15 @@ void Vcpu::share_buffer_full(const void* ctx) {
 
 bool Vcpu::in_translated_code(uintptr_t pc) const {
   return in_code_buffer(uc_, pc) || (share_slot_ >= 0 && as_.tb_share().slot_of(pc) >= 0);
+}
+
+void Vcpu::note_translation(const void* uc, uint64_t pc) {
+  Vcpu* self = t_running;
+  if (self == nullptr || self->uc_ != uc) {
+    CodePages::lose_track();  // an engine this thread does not run: its pages are unknown
+    return;
+  }
+  self->as_.code_pages().note_translation(pc);
 }
 
 const void* Vcpu::running_engine() {

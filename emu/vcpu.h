@@ -124,6 +124,8 @@ class Vcpu {
   // The engine of the vCPU the calling thread runs (the translator's wrapper checks the engine it is given
   // against it), or nullptr.
   static const void* running_engine();
+  // The translator of `uc` is about to read the block at `pc` (emu/code_pages.cpp).
+  static void note_translation(const void* uc, uint64_t pc);
   // True if `uc` is the engine of the vCPU this thread runs and that vCPU stops by kick.
   static bool running_stops_by_kick(const void* uc);
   // Block sharing (emu/tb_share.cpp), for the translator's wrappers: when `uc` is the engine of the vCPU this

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "nzcv.h"
 
 // AddWithCarry(a, b or NOT(b), sub) on 64 or 32 bits, as NZCV in bits 31..28.
 static uint32_t add_with_carry(uint64_t a, uint64_t b, int sub, int wide) {
@@ -31,36 +32,6 @@ static uint32_t add_with_carry(uint64_t a, uint64_t b, int sub, int wide) {
     n = r >> 31, z = r == 0, c = sub ? a32 >= (uint32_t)b : r < a32, v = (~(a32 ^ y) & (a32 ^ r)) >> 31;
   }
   return (uint32_t)(n << 31 | z << 30 | c << 29 | v << 28);
-}
-
-// ConditionHolds (shared/functions/system/ConditionHolds), for the conditions other than AL and NV.
-static int condition_holds(int cond, uint32_t nzcv) {
-  const int n = nzcv >> 31 & 1, z = nzcv >> 30 & 1, c = nzcv >> 29 & 1, v = nzcv >> 28 & 1;
-  int result = 0;
-  switch (cond >> 1) {
-    case 0:
-      result = z;
-      break;
-    case 1:
-      result = c;
-      break;
-    case 2:
-      result = n;
-      break;
-    case 3:
-      result = v;
-      break;
-    case 4:
-      result = c && !z;
-      break;
-    case 5:
-      result = n == v;
-      break;
-    default:
-      result = n == v && !z;
-      break;
-  }
-  return (cond & 1) ? !result : result;
 }
 
 // CCMP/CCMN Rn, Rm-or-imm, #nzcv, cond with NZCV `flags` before it.

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "nzcv.h"
 
 enum Kind { kSub64, kAdd32, kLogic64, kSub32, kAdd64, kLogic32, kFcmp };
 
@@ -348,36 +349,6 @@ static const struct {
   const char* name;
   int immediate;  // cmp x0, #4095: b is the immediate
 } kCondFns[] = {FOR_SETTERS(ENTRY_FN)};
-
-// ConditionHolds (shared/functions/system/ConditionHolds).
-static int condition_holds(int cond, uint32_t nzcv) {
-  const int n = nzcv >> 31 & 1, z = nzcv >> 30 & 1, c = nzcv >> 29 & 1, v = nzcv >> 28 & 1;
-  int result = 0;
-  switch (cond >> 1) {
-    case 0:
-      result = z;
-      break;
-    case 1:
-      result = c;
-      break;
-    case 2:
-      result = n;
-      break;
-    case 3:
-      result = v;
-      break;
-    case 4:
-      result = c && !z;
-      break;
-    case 5:
-      result = n == v;
-      break;
-    case 6:
-      result = n == v && !z;
-      break;
-  }
-  return (cond & 1) ? !result : result;
-}
 
 static void test_every_condition(void) {
   const uint64_t v[] = {0,

@@ -11,9 +11,9 @@
 // has run then flushes about once per round of its pages, not once per line.
 //
 // The invariant: when `ic ivau` of a line finds its page's bit clear, no vCPU can run a translation of that
-// page made from the line's old contents. The translator sets the bit (a seq_cst read-modify-write, then a
-// seq_cst fence) before it reads the page's instructions; `ic ivau` runs after the guest's stores to the
-// line (program order, and the hook's seq_cst fence) and reads the bit after its fence. Of that
+// page made from the line's old contents. The translator sets the bit with a seq_cst read-modify-write
+// before it reads the page's instructions; `ic ivau` runs after the guest's stores to the line and reads
+// the bit with a seq_cst read-modify-write too (each a locked instruction: a full barrier). Of that
 // store-buffering pair (bit, code) one side sees the other: either the `ic ivau` sees the bit and flushes,
 // or the translation reads the new instructions. The record's answers count only once a flush has
 // followed its start (until then they are true): a flush closes the code gate, which waits for every vCPU
@@ -47,13 +47,12 @@ void CodePages::note_translation(uint64_t pc) {
     return;
   }
   auto* word = reinterpret_cast<std::atomic<uint64_t>*>(bits + page / 64);
-  const uint64_t bit = uint64_t{1} << (page % 64);
-  if ((word->load(std::memory_order_relaxed) & bit) == 0) word->fetch_or(bit, std::memory_order_seq_cst);
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  // Always the read-modify-write (a locked instruction, a full barrier on x86-64): the translator's reads
+  // of the page come after it. (No atomic_thread_fence: ThreadSanitizer does not support them.)
+  word->fetch_or(uint64_t{1} << (page % 64), std::memory_order_seq_cst);
 }
 
 bool CodePages::may_hold(uint64_t va) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
   if (g_lost.load(std::memory_order_seq_cst)) return true;
   if (!trusted_.load(std::memory_order_seq_cst)) {
     if (bits_.load(std::memory_order_acquire) != nullptr) return true;
@@ -67,9 +66,10 @@ bool CodePages::may_hold(uint64_t va) {
   }
   if (va >= window_) return false;  // outside the window: never translated
   const uint64_t page = va >> kPageShift;
-  const auto* word =
-      reinterpret_cast<const std::atomic<uint64_t>*>(bits_.load(std::memory_order_acquire) + page / 64);
-  return (word->load(std::memory_order_seq_cst) >> (page % 64)) & 1;
+  auto* word = reinterpret_cast<std::atomic<uint64_t>*>(bits_.load(std::memory_order_acquire) + page / 64);
+  // Read with a read-modify-write (a full barrier on x86-64), so the guest's stores to the line, made
+  // before this hook, come before the read.
+  return (word->fetch_or(0, std::memory_order_seq_cst) >> (page % 64)) & 1;
 }
 
 void CodePages::flushed() {

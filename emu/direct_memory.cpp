@@ -66,10 +66,9 @@ constexpr size_t kCtxOpsTail = 0x7390;     // TCGContext.ops.tqh_circ.tql_prev: 
 constexpr int kNbOps = 185;                // tcg-opc.h with the x86 backend's vector ops
 constexpr uintptr_t kGetpcAdj = 2;         // GETPC_ADJ: cpu_restore_state takes a return address
 
-constexpr uint8_t kOpfSideEffects = 0x08;  // TCG_OPF_SIDE_EFFECTS
-constexpr uint8_t kOpf64Bit = 0x10;        // TCG_OPF_64BIT
-constexpr uint8_t kOpfNotPresent = 0x20;   // TCG_OPF_NOT_PRESENT (the register allocator's own ops)
-constexpr int kCondGeu = 5;                // TCG_COND_GEU
+constexpr uint8_t kOpf64Bit = 0x10;       // TCG_OPF_64BIT
+constexpr uint8_t kOpfNotPresent = 0x20;  // TCG_OPF_NOT_PRESENT (the register allocator's own ops)
+constexpr int kCondGeu = 5;               // TCG_COND_GEU
 
 // The TCG opcodes (tcg-opc.h order), each checked against its definition's name and operand counts.
 enum Opc : int {

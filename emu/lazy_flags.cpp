@@ -560,7 +560,7 @@ void check_quiet_insns(const Rewrite& r, const QuietInsns& quiet_insn) {
 // fault sees the registers there: emu/direct_memory.cpp marks the host accesses TCG_OPF_SIDE_EFFECTS, and
 // the softmmu ones are so marked already), or a basic block's end or exit.
 bool observable(const Rewrite& r, const char* op) {
-  constexpr uint8_t kSeen = 0x01 | kOpfBbEnd | 0x04 | 0x08;  // BB_EXIT, BB_END, CALL_CLOBBER, SIDE_EFFECTS
+  constexpr uint8_t kSeen = kOpfBbExit | kOpfBbEnd | kOpfCallClobber | kOpfSideEffects;
   const auto opc = static_cast<uint8_t>(op[0]);
   return opc == kCall || (r.defs[opc].flags & kSeen) != 0;
 }

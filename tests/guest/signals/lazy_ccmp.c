@@ -213,21 +213,9 @@ __asm__(
     "  mrs x0, nzcv\n"
     "  ret\n");
 
-static uint32_t fault_got, fault_write;
-static uint64_t fault_pc;
-
-static void on_segv(int sig, siginfo_t* si, void* ucv) {
-  (void)sig, (void)si;
-  mcontext_t* mc = &((ucontext_t*)ucv)->uc_mcontext;
-  fault_pc = mc->pc;
-  fault_got = (uint32_t)mc->pstate & 0xf0000000u;
-  mc->pstate = (mc->pstate & ~0xf0000000ull) | fault_write;
-  mc->pc += 4;
-}
-
 static void test_faults(void) {
   struct sigaction sa = {0};
-  sa.sa_sigaction = on_segv;
+  sa.sa_sigaction = on_segv_nzcv;
   sa.sa_flags = SA_SIGINFO;
   CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
   const void* none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -298,7 +286,6 @@ static double now_s(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static _Atomic int stop_sender;
 static _Atomic long stops_checked, stops_elsewhere, stops_wrong;
 
 static void on_usr1(int sig, siginfo_t* si, void* ucv) {
@@ -312,16 +299,6 @@ static void on_usr1(int sig, siginfo_t* si, void* ucv) {
   const uint64_t* x = (const uint64_t*)mc->regs;
   const uint32_t want = ccmp(add_with_carry(x[1], x[3], 1, 1), kHi, x[1], x[2], 5, 1, 1);
   if (((uint32_t)mc->pstate & 0xf0000000u) != want) stops_wrong++;
-}
-
-static void* sender(void* arg) {
-  const pid_t tid = *(pid_t*)arg;
-  while (!stop_sender) {
-    syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
-    for (volatile int i = 0; i < 200; i++) {
-    }
-  }
-  return NULL;
 }
 
 static void test_signals_at_block_starts(void) {

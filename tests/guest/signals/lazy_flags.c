@@ -160,7 +160,6 @@ static uint64_t lf_expected(uint64_t iterations, uint64_t seed) {
 }
 
 // Signals at block starts: the handler checks the frame's NZCV against the block's setter.
-static _Atomic int stop_sender;
 static _Atomic long stops_checked, stops_elsewhere, stops_wrong;
 static uint64_t wrong_pc, wrong_got, wrong_want;
 
@@ -191,16 +190,6 @@ static void on_usr1(int sig, siginfo_t* si, void* ucv) {
   stops_checked++;
   const uint32_t got = (uint32_t)mc->pstate & 0xf0000000u;
   if (got != want && stops_wrong++ == 0) wrong_pc = mc->pc, wrong_got = got, wrong_want = want;
-}
-
-static void* sender(void* arg) {
-  const pid_t tid = *(pid_t*)arg;
-  while (!stop_sender) {
-    syscall(SYS_tgkill, getpid(), tid, SIGUSR1);
-    for (volatile int i = 0; i < 200; i++) {
-    }
-  }
-  return NULL;
 }
 
 static void test_signals_at_block_starts(void) {
@@ -259,21 +248,9 @@ __asm__(
     "  mov x0, #1\n"
     "  ret\n");
 
-static uint32_t fault_got, fault_write;
-static uint64_t fault_pc;
-
-static void on_segv(int sig, siginfo_t* si, void* ucv) {
-  (void)sig, (void)si;
-  mcontext_t* mc = &((ucontext_t*)ucv)->uc_mcontext;
-  fault_pc = mc->pc;
-  fault_got = (uint32_t)mc->pstate & 0xf0000000u;
-  mc->pstate = (mc->pstate & ~0xf0000000ull) | fault_write;
-  mc->pc += 4;
-}
-
 static void test_faults(void) {
   struct sigaction sa = {0};
-  sa.sa_sigaction = on_segv;
+  sa.sa_sigaction = on_segv_nzcv;
   sa.sa_flags = SA_SIGINFO;
   CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
   const uint64_t* none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -632,6 +632,57 @@ A64RUN_FP_BINOP(div, /, s, uint32_t)
 A64RUN_FP_BINOP(div, /, d, uint64_t)
 #undef A64RUN_FP_BINOP
 
+// FMUL and an FADD or FSUB of its product in one call (emu/fp_pairs.cpp): the two wrapped helpers in order
+// with one float_status, and between them the product stored to the V register slot FMUL writes (at `delta`
+// from the float_status, both in the CPU state), as the translator's store would (a single zero-extended to
+// 8 bytes). _px computes product OP x, _xp x OP product. The plain path of both is one straight line; when
+// either misses it, the careful function does both again from the start (a plain product raised no flag, so
+// computing it twice is as computing it once).
+#define A64RUN_FP_PAIR(OP, SYM, SUFFIX, BITS, NAME, FIRST, SECOND)                                  \
+  namespace {                                                                                       \
+  __attribute__((noinline)) BITS NAME##_careful(BITS a, BITS b, BITS x, void* st, intptr_t delta) { \
+    const BITS p = mul##SUFFIX##_careful(a, b, st);                                                 \
+    const uint64_t stored = p;                                                                      \
+    std::memcpy(static_cast<char*>(st) + delta, &stored, sizeof stored);                            \
+    return OP##SUFFIX##_careful(FIRST, SECOND, st);                                                 \
+  }                                                                                                 \
+  }                                                                                                 \
+  extern "C" BITS NAME(BITS a, BITS b, BITS x, void* st, intptr_t delta) {                          \
+    if (emu::plain_mode(st)) {                                                                      \
+      const auto p = emu::to_bits<BITS>(emu::to_float(a) * emu::to_float(b));                       \
+      const auto r = emu::to_bits<BITS>(emu::to_float(FIRST) SYM emu::to_float(SECOND));            \
+      if (emu::roomy(p) && emu::roomy(r)) {                                                         \
+        const uint64_t stored = p;                                                                  \
+        std::memcpy(static_cast<char*>(st) + delta, &stored, sizeof stored);                        \
+        return r;                                                                                   \
+      }                                                                                             \
+    }                                                                                               \
+    return NAME##_careful(a, b, x, st, delta);                                                      \
+  }
+A64RUN_FP_PAIR(add, +, s, uint32_t, a64run_fp_mul_adds_px, p, x)
+A64RUN_FP_PAIR(add, +, s, uint32_t, a64run_fp_mul_adds_xp, x, p)
+A64RUN_FP_PAIR(add, +, d, uint64_t, a64run_fp_mul_addd_px, p, x)
+A64RUN_FP_PAIR(add, +, d, uint64_t, a64run_fp_mul_addd_xp, x, p)
+A64RUN_FP_PAIR(sub, -, s, uint32_t, a64run_fp_mul_subs_px, p, x)
+A64RUN_FP_PAIR(sub, -, s, uint32_t, a64run_fp_mul_subs_xp, x, p)
+A64RUN_FP_PAIR(sub, -, d, uint64_t, a64run_fp_mul_subd_px, p, x)
+A64RUN_FP_PAIR(sub, -, d, uint64_t, a64run_fp_mul_subd_xp, x, p)
+#undef A64RUN_FP_PAIR
+
+namespace emu {
+const void* fp_mul_pair_helper(bool single, bool sub, bool product_first) {
+  static const void* const kHelpers[2][2][2] = {{{reinterpret_cast<const void*>(&a64run_fp_mul_addd_xp),
+                                                  reinterpret_cast<const void*>(&a64run_fp_mul_addd_px)},
+                                                 {reinterpret_cast<const void*>(&a64run_fp_mul_subd_xp),
+                                                  reinterpret_cast<const void*>(&a64run_fp_mul_subd_px)}},
+                                                {{reinterpret_cast<const void*>(&a64run_fp_mul_adds_xp),
+                                                  reinterpret_cast<const void*>(&a64run_fp_mul_adds_px)},
+                                                 {reinterpret_cast<const void*>(&a64run_fp_mul_subs_xp),
+                                                  reinterpret_cast<const void*>(&a64run_fp_mul_subs_px)}}};
+  return kHelpers[single ? 1 : 0][sub ? 1 : 0][product_first ? 1 : 0];
+}
+}  // namespace emu
+
 namespace {
 
 template <typename Bits>
@@ -823,6 +874,9 @@ bool fp_fast_minmax_round() {
 }
 bool fp_fast_compare() {
   return false;
+}
+const void* fp_mul_pair_helper(bool, bool, bool) {
+  return nullptr;
 }
 }  // namespace emu
 

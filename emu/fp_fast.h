@@ -22,4 +22,10 @@ bool fp_fast_minmax_round();
 // True when FCMP/FCMPE of ordered operands take a host compare.
 bool fp_fast_compare();
 
+// The function emu/fp_pairs.cpp calls for an FMUL and an FADD (sub false) or FSUB (sub true) of its product:
+// (a, b, x, float_status, delta) -> product op x when product_first, else x op product, with the product
+// stored at `delta` bytes from the float_status (its V register slot) in between. Single or double precision.
+// Null when the translator's helpers are not wrapped.
+const void* fp_mul_pair_helper(bool single, bool sub, bool product_first);
+
 }  // namespace emu

@@ -101,6 +101,8 @@ void usage(FILE* out) {
       "                          (diagnostics: docs/lazy_flags.md)\n"
       "  A64RUN_NO_FORWARD=1     V register values are loaded back from the CPU state, never forwarded\n"
       "                          within a block (diagnostics: docs/helper_calls.md)\n"
+      "  A64RUN_NO_FP_PAIRS=1    an FMUL and the FADD or FSUB of its product stay two helper calls\n"
+      "                          (diagnostics: docs/helper_calls.md)\n"
       "  A64RUN_SLOW_LOOKUP=1    indirect branches through Unicorn's own block lookup (diagnostics)\n"
       "  A64RUN_NO_SHARED_TB=1   each thread translates the code it runs itself, none runs another's\n"
       "                          translation (diagnostics)\n"

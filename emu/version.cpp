@@ -14,6 +14,7 @@
 #include "emu/address_space.h"
 #include "emu/code_placement.h"
 #include "emu/fp_fast.h"
+#include "emu/fp_pairs.h"
 #include "emu/helper_calls.h"
 #include "emu/lazy_flags.h"
 #include "emu/parallel_atomics.h"
@@ -35,6 +36,7 @@ struct FastPaths {
   bool near_code = false;
   bool fp_calls = false;
   bool forwarding = false;
+  bool fp_pairs = false;
 };
 
 // A vCPU of its own runs one undefined instruction: making the engine checks the layout kicks rely on and
@@ -59,6 +61,7 @@ FastPaths probe() {
   f.near_code = cpu->near_code();
   f.fp_calls = prepare_helper_calls(cpu->uc()) && prepare_vreg_forwarding(cpu->uc());
   f.forwarding = vreg_forwarding_enabled();
+  f.fp_pairs = f.fp_calls && fp_pairs_enabled();
   (void)uc_ctl_get_page_size(cpu->uc(), &f.page_size);
   cpu->set_pc(kCode);
   (void)cpu->run();
@@ -154,6 +157,10 @@ std::string version_report() {
                      f.forwarding               ? " (a value stored to a V register is used without a reload)"
                      : set("A64RUN_NO_FORWARD") ? " (A64RUN_NO_FORWARD: loaded back from the CPU state)"
                                                 : " (loaded back from the CPU state)");
+  out += fmt::format("  FMUL and FADD pairs: {}{}\n", yes_no(f.fp_pairs),
+                     f.fp_pairs ? " (an FMUL and the FADD or FSUB of its product make one call)"
+                     : set("A64RUN_NO_FP_PAIRS") ? " (A64RUN_NO_FP_PAIRS: two calls)"
+                                                 : " (two calls)");
   return out;
 }
 

@@ -10,7 +10,8 @@
 //
 // What. The walk, before TCG compiles the block (and before lazy flags look at its calls), remembers for
 // each 8-byte slot of the V register file what value the CPU state holds there (a temp, and a constant
-// when the op just before a store set the temp from one), learnt from a store or a load at that slot:
+// when a movi_i64 of the same basic block set the temp and nothing wrote it since), learnt from a store or
+// a load at that slot:
 //   - a load of a remembered slot becomes a move from the temp (ld_i64 t, env, off -> mov_i64 t, v);
 //   - a store to a remembered slot of the same temp, or of the same constant, is dropped: the CPU state
 //     already holds that value.
@@ -37,6 +38,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "emu/fp_pairs.h"
 #include "emu/helper_calls.h"
 #include "emu/unicorn_layout.h"
 
@@ -208,13 +210,36 @@ struct Walk {
   }
 };
 
-// The constant `t` holds when the op just before (`prev`) set it from one: how the translator makes the zero
-// it stores to a register's upper half (tcg_const_i64, then the store). Null otherwise.
-const uint64_t* const_before(char* prev, uintptr_t t) {
-  if (prev == nullptr || g_table.role[static_cast<uint8_t>(prev[0])].role != kMovi64 || args(prev)[0] != t)
+// The temps that hold a constant from a movi_i64 of this basic block, while they hold it: how the translator
+// makes the zero it stores to a register's upper half (tcg_const_i64, then the store, or a load between).
+struct Constants {
+  uintptr_t temp[8] = {};
+  uint64_t value[8] = {};
+  int n = 0;
+  const uint64_t* find(uintptr_t t) const {
+    for (int i = 0; i < n; ++i) {
+      if (temp[i] == t) return &value[i];
+    }
     return nullptr;
-  return &args(prev)[1];
-}
+  }
+  void forget(uintptr_t t) {
+    for (int i = 0; i < n;) {
+      if (temp[i] != t) {
+        ++i;
+        continue;
+      }
+      --n;
+      temp[i] = temp[n];
+      value[i] = value[n];
+    }
+  }
+  void set(uintptr_t t, uint64_t v) {
+    forget(t);
+    if (n == 8) n = 7;  // the newest eight: any choice is safe
+    temp[n] = t;
+    value[n++] = v;
+  }
+};
 
 bool vreg_slot(uintptr_t off) {
   return off >= kVregFirst && off + 8 <= kVregEnd && (off - kVregFirst) % 8 == 0;
@@ -229,7 +254,7 @@ int outputs(const Walk& w, const char* op) {
 
 // A store: dropped when the slot already holds that value, else the slots it overlaps are forgotten (and
 // an 8-byte store to a V register slot is remembered).
-bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
+bool visit_store(Walk& w, char* op, const Constants& consts, const OpRole& r) {
   uintptr_t* a = args(op);
   if (r.role == kStoreAll || a[1] != w.env) {
     w.forget_all();
@@ -237,7 +262,7 @@ bool visit_store(Walk& w, char* op, char* prev, const OpRole& r) {
   }
   const uintptr_t off = a[2];
   if (r.size == 8 && vreg_slot(off)) {
-    const uint64_t* value = const_before(prev, a[0]);
+    const uint64_t* value = consts.find(a[0]);
     if (Slot* s = w.find(off)) {
       if ((s->temp != 0 && s->temp == a[0]) || (s->is_const && value != nullptr && *value == s->value))
         return true;
@@ -271,20 +296,26 @@ void forward(void* s, char* first) {
   w.s = s;
   w.defs = field<const OpDef*>(s, kCtxOpDefs);
   w.env = reinterpret_cast<uintptr_t>(static_cast<char*>(s) + kCtxTemps);  // temps[0]
-  char* prev = nullptr;  // the op before `op`, of those kept
+  Constants consts;
   for (char* op = first; op != nullptr;) {
     char* next = next_op(op);  // (copies go in before `op`)
     const auto opc = static_cast<uint8_t>(op[0]);
     const OpRole r = opc < g_table.count ? g_table.role[opc] : OpRole{};
     uintptr_t* a = args(op);
     bool removed = false;
+    if (r.role == kBbEnd) {
+      consts.n = 0;  // a label may be reached from elsewhere
+    } else {
+      for (int i = 0, n = outputs(w, op); i < n; ++i) consts.forget(a[i]);
+      if (r.role == kMovi64) consts.set(a[0], a[1]);
+    }
     switch (r.role) {
       case kBbEnd:
         w.forget_all();
         break;
       case kStore:
       case kStoreAll:
-        removed = visit_store(w, op, prev, r);
+        removed = visit_store(w, op, consts, r);
         break;
       case kCall:
         if (!mark_if_fp_call(op)) {
@@ -319,11 +350,7 @@ void forward(void* s, char* first) {
         for (int i = 0, n = outputs(w, op); i < n; ++i) w.forget_temp(a[i], op);
         break;
     }
-    if (removed) {
-      tcg_op_remove_aarch64(s, op);
-    } else {
-      prev = op;
-    }
+    if (removed) tcg_op_remove_aarch64(s, op);
     op = next;
   }
 }
@@ -358,6 +385,7 @@ bool prepare_vreg_forwarding(uc_engine* uc) {
   // Every engine's definitions are copies of one table: the same names, at the same opcodes.
   for (int opc = 0; ok && opc <= g_table.count; ++opc) ok = defs[opc].name == g_table.name[opc];
   ok = ok && helper_calls_marked() > 0;
+  if (ok) (void)prepare_fp_pairs(defs);  // FMUL and FADD in one call, when its ops are there too
   static const bool forward_wanted = [] {
     const char* off = std::getenv("A64RUN_NO_FORWARD");  // diagnostics: V registers loaded back
     return off == nullptr || std::strcmp(off, "0") == 0;
@@ -382,6 +410,7 @@ void vreg_forwarding_after_translation(void* cpu) {
   } else {
     mark_calls(field<char*>(s, kCtxOpsFirst));
   }
+  fuse_fp_pairs(s, field<char*>(s, kCtxOpsFirst));
 }
 
 }  // namespace emu

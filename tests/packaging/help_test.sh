@@ -52,7 +52,8 @@ fi
 for want in "^a64run [0-9]+\.[0-9]+\.[0-9]+$" "^Unicorn 2\.1\.1 .*Capstone 5\.0\.7$" \
   "parallel atomics: yes" "kicks: yes" "4 KiB pages: yes \(the engine translates with 4096 byte pages\)" \
   "direct memory access: yes" "host FPU: yes" "short block lookup: yes" \
-  "lazy flags: yes" "$near" "FP helper calls: yes" "V register forwarding: yes" "$shared"; do
+  "lazy flags: yes" "$near" "FP helper calls: yes" "V register forwarding: yes" "FMUL and FADD pairs: yes" \
+  "$shared"; do
   grep -qE -- "$want" <<< "$version" || fail "--version lacks /$want/: $version"
 done
 slow="$(A64RUN_SERIAL=1 A64RUN_BLOCK_HOOK=1 "$a64run" --version)"
@@ -62,10 +63,11 @@ soft="$(A64RUN_SOFTMMU=1 A64RUN_SOFTFLOAT=1 A64RUN_SLOW_LOOKUP=1 "$a64run" --ver
 grep -q "direct memory access: no (A64RUN_SOFTMMU" <<< "$soft" || fail "A64RUN_SOFTMMU not reported: $soft"
 grep -q "host FPU: no (A64RUN_SOFTFLOAT" <<< "$soft" || fail "A64RUN_SOFTFLOAT not reported: $soft"
 grep -q "short block lookup: no (A64RUN_SLOW_LOOKUP" <<< "$soft" || fail "A64RUN_SLOW_LOOKUP not reported: $soft"
-diag="$(A64RUN_EAGER_FLAGS=1 A64RUN_NO_FORWARD=1 A64RUN_NO_SHARED_TB=1 "$a64run" --version)"
+diag="$(A64RUN_EAGER_FLAGS=1 A64RUN_NO_FORWARD=1 A64RUN_NO_SHARED_TB=1 A64RUN_NO_FP_PAIRS=1 "$a64run" --version)"
 grep -q "lazy flags: no (A64RUN_EAGER_FLAGS" <<< "$diag" || fail "A64RUN_EAGER_FLAGS not reported: $diag"
 grep -q "V register forwarding: no (A64RUN_NO_FORWARD" <<< "$diag" || fail "A64RUN_NO_FORWARD not reported: $diag"
 grep -q "shared blocks: no (A64RUN_NO_SHARED_TB" <<< "$diag" || fail "A64RUN_NO_SHARED_TB not reported: $diag"
+grep -q "FMUL and FADD pairs: no (A64RUN_NO_FP_PAIRS" <<< "$diag" || fail "A64RUN_NO_FP_PAIRS not reported: $diag"
 grep -q "huge pages: the host's policy" <<< "$version" || fail "the default huge page policy not reported: $version"
 huge="$(A64RUN_HUGE_PAGES=1 "$a64run" --version)"
 grep -qE "huge pages: (yes|no \(the host's transparent_hugepage is never)" <<< "$huge" ||

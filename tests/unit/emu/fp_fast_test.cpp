@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -49,6 +50,16 @@ uint32_t __real_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, v
 uint64_t __real_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
 uint32_t __wrap_helper_vfp_muladds_aarch64(uint32_t a, uint32_t b, uint32_t c, void* st);
 uint64_t __wrap_helper_vfp_muladdd_aarch64(uint64_t a, uint64_t b, uint64_t c, void* st);
+#define A64RUN_PAIR(NAME, BITS) BITS a64run_fp_mul_##NAME(BITS a, BITS b, BITS x, void* st, intptr_t delta);
+A64RUN_PAIR(adds_xp, uint32_t)
+A64RUN_PAIR(adds_px, uint32_t)
+A64RUN_PAIR(subs_xp, uint32_t)
+A64RUN_PAIR(subs_px, uint32_t)
+A64RUN_PAIR(addd_xp, uint64_t)
+A64RUN_PAIR(addd_px, uint64_t)
+A64RUN_PAIR(subd_xp, uint64_t)
+A64RUN_PAIR(subd_px, uint64_t)
+#undef A64RUN_PAIR
 #define A64RUN_CONV(NAME, RET, ARG)                                        \
   RET __real_helper_vfp_##NAME##_aarch64(ARG x, uint32_t shift, void* st); \
   RET __wrap_helper_vfp_##NAME##_aarch64(ARG x, uint32_t shift, void* st);
@@ -348,18 +359,27 @@ int compare_ternary(const char* name, Ternary<Bits> fast, Ternary<Bits> real,
   return failures;
 }
 
-// The fused multiply-add's cases. Every product of two corpus values with addends of each class, under the
-// statuses of round-to-nearest and round-to-zero (the rest of the grid as statuses() has it); then, under
-// every status, random triples: moderate exponents (the plain path), one denormal operand, any exponents,
-// and addends that cancel the product: c = -(a * b) rounded, plus or minus an ulp or two, so that the exact
-// result is the product's rounding error (zero, tiny, denormal or normal, by the operands' size).
+// The cases of the operations on triples (the fused multiply-add, FMUL then FADD). Every product of two
+// corpus values with addends of each class, under the statuses of round-to-nearest and round-to-zero (the
+// rest of the grid as statuses() has it); then, under every status, random triples: moderate exponents (the
+// plain path), one denormal operand, any exponents, and addends that cancel the product: c = -(a * b)
+// rounded, plus or minus an ulp or two, so that the exact result is the product's rounding error (zero, tiny,
+// denormal or normal, by the operands' size).
+template <typename Bits>
+struct TripleCases {
+  std::vector<Triple<Bits>> products;  // under nearest_or_zero
+  std::vector<Triple<Bits>> random;    // under every status
+  std::vector<Status> nearest_or_zero;
+};
+
 template <typename Bits, typename Float>
-void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
+TripleCases<Bits> triple_cases(int fraction_bits) {
+  TripleCases<Bits> cases;
   const std::vector<Bits> special = corpus<Bits, Float>(fraction_bits);
   const Bits exp_one = Bits{1} << fraction_bits;
   const Bits inf = (~Bits{0} >> 1) & ~(exp_one - 1);
   const Bits sign = ~(~Bits{0} >> 1);
-  std::vector<Triple<Bits>> products;
+  std::vector<Triple<Bits>>& products = cases.products;
   for (Bits a : special) {
     for (Bits b : special) {
       for (Bits c : {Bits{0}, sign, exp_one, static_cast<Bits>(exp_one | sign), Bits{3}, inf,
@@ -367,11 +387,10 @@ void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
         products.push_back({a, b, c});
     }
   }
-  std::vector<Status> nearest_or_zero;
+  std::vector<Status>& nearest_or_zero = cases.nearest_or_zero;
   for (const Status& s : statuses()) {
     if (s.rounding_mode == 0 || s.rounding_mode == 3) nearest_or_zero.push_back(s);
   }
-  EXPECT_EQ(compare_ternary<Bits>("fmadd, products", fast, real, products, nearest_or_zero), 0);
 
   constexpr int kTriples = 2000;
   const Bits bias = (Bits{1} << (sizeof(Bits) * 8 - fraction_bits - 2)) - 1;
@@ -394,7 +413,7 @@ void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
     const Bits exp = static_cast<Bits>((r >> 1) % exp_max);
     return sign_of(r) | (exp << fraction_bits) | (static_cast<Bits>(rng()) & fraction_mask);
   };
-  std::vector<Triple<Bits>> triples;
+  std::vector<Triple<Bits>>& triples = cases.random;
   for (int i = 0; i < kTriples; ++i) {
     triples.push_back({moderate(), moderate(), moderate()});
     triples.push_back({denormal(), any(), any()});
@@ -414,302 +433,75 @@ void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
     c = static_cast<Bits>((c ^ sign) + static_cast<Bits>(static_cast<int>(rng() % 5) - 2));
     triples.push_back({a, b, c});
   }
-  EXPECT_EQ(compare_ternary<Bits>("fmadd, random", fast, real, triples, statuses()), 0);
+  return cases;
 }
 
-// One conversion helper, fast against real, on every value under every status and shift.
-template <typename Ret, typename Arg>
-int compare_conversion(const char* name, Ret (*fast)(Arg, uint32_t, void*), Ret (*real)(Arg, uint32_t, void*),
-                       const std::vector<Arg>& values) {
-  int failures = 0;
-  for (const Status& start : statuses()) {
-    for (uint32_t shift : {0u, 1u, 33u}) {
-      for (Arg x : values) {
-        Status sf = start;
-        Status sr = start;
-        const Ret rf = fast(x, shift, &sf);
-        const Ret rr = real(x, shift, &sr);
-        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
-        if (++failures <= 10)
-          ADD_FAILURE() << name << "(" << std::hex << x << ", shift " << std::dec << shift << ") under "
-                        << describe(start) << ": fast " << std::hex << rf << " flags "
-                        << int{sf.exception_flags} << ", softfloat " << rr << " flags "
-                        << int{sr.exception_flags};
-      }
-    }
-  }
-  return failures;
+template <typename Bits, typename Float>
+void check_muladd(int fraction_bits, Ternary<Bits> fast, Ternary<Bits> real) {
+  const TripleCases<Bits> cases = triple_cases<Bits, Float>(fraction_bits);
+  EXPECT_EQ(compare_ternary<Bits>("fmadd, products", fast, real, cases.products, cases.nearest_or_zero), 0);
+  EXPECT_EQ(compare_ternary<Bits>("fmadd, random", fast, real, cases.random, statuses()), 0);
 }
 
-// Integers: 0, +-1, each power of two and its neighbours (the significand boundaries 2^24 and 2^53 among
-// them), the types' ends, and random values of every width.
-std::vector<uint64_t> integer_corpus() {
-  std::vector<uint64_t> v = {0,
-                             1,
-                             ~uint64_t{0},
-                             0x7fffffffffffffffull,
-                             0x8000000000000000ull,
-                             0xffffffffull,
-                             0x80000000ull,
-                             0x7fffffffull};
-  for (int b = 1; b < 64; ++b) {
-    const uint64_t p = uint64_t{1} << b;
-    for (uint64_t x : {p - 1, p, p + 1, p + 2, p | (p >> 1) | 1}) {
-      v.push_back(x);
-      v.push_back(uint64_t{0} - x);
-    }
-  }
-  std::mt19937_64 rng(5);
-  for (int i = 0; i < 200; ++i) v.push_back(rng() >> (rng() % 64));
-  return v;
-}
-
-// Floating-point values (as doubles) for conversion to integers: the corpus, then the integer types' ends
-// and their neighbours, halves and ties around them and around small integers, and random values of
-// moderate size.
-std::vector<double> to_integer_values() {
-  std::vector<double> v = {0.0,    -0.0,    0.5,      -0.5, 1.5,  -1.5, 2.5, -2.5, 0.49999999999999994,
-                           1e-300, -1e-300, 4.9e-324, 3.0,  -7.25};
-  for (double edge : {2147483648.0, 4294967296.0, 9223372036854775808.0, 18446744073709551616.0}) {
-    for (double e : {edge, -edge}) {
-      v.push_back(e);
-      v.push_back(std::nextafter(e, 0.0));
-      v.push_back(std::nextafter(e, 2 * e));
-      v.push_back(e - 0.5);
-      v.push_back(e + 0.5);
-      v.push_back(e - 1.0);
-      v.push_back(e - 1.5);
-    }
-  }
-  std::mt19937_64 rng(9);
-  std::uniform_real_distribution<double> frac(-1.0, 1.0);
-  for (int i = 0; i < 300; ++i) v.push_back(std::ldexp(frac(rng), static_cast<int>(rng() % 70)));
-  for (uint64_t bits : corpus<uint64_t, double>(52)) {
-    double d;
-    std::memcpy(&d, &bits, sizeof d);
-    v.push_back(d);
-  }
-  return v;
-}
-
-TEST(FpFastTest, ConversionsMatchSoftfloat) {
-  ASSERT_TRUE(prepare_fp_fast());
-  EXPECT_TRUE(fp_fast_conversions());
-  const std::vector<uint64_t> ints = integer_corpus();
-  EXPECT_EQ(
-      compare_conversion("scvtf d", __wrap_helper_vfp_sqtod_aarch64, __real_helper_vfp_sqtod_aarch64, ints),
-      0);
-  EXPECT_EQ(
-      compare_conversion("ucvtf d", __wrap_helper_vfp_uqtod_aarch64, __real_helper_vfp_uqtod_aarch64, ints),
-      0);
-  EXPECT_EQ(
-      compare_conversion("scvtf s", __wrap_helper_vfp_sqtos_aarch64, __real_helper_vfp_sqtos_aarch64, ints),
-      0);
-  EXPECT_EQ(
-      compare_conversion("ucvtf s", __wrap_helper_vfp_uqtos_aarch64, __real_helper_vfp_uqtos_aarch64, ints),
-      0);
-  std::vector<uint32_t> ints32(ints.size());
-  for (size_t i = 0; i < ints.size(); ++i) ints32[i] = static_cast<uint32_t>(ints[i]);
-  EXPECT_EQ(compare_conversion("scvtf s, w", __wrap_helper_vfp_sltos_aarch64, __real_helper_vfp_sltos_aarch64,
-                               ints32),
-            0);
-  EXPECT_EQ(compare_conversion("ucvtf s, w", __wrap_helper_vfp_ultos_aarch64, __real_helper_vfp_ultos_aarch64,
-                               ints32),
-            0);
-  // The forms without a shift: the status only.
-  for (const Status& start : statuses()) {
-    for (uint32_t x : ints32) {
-      Status sf[2] = {start, start};
-      Status sr[2] = {start, start};
-      const uint32_t rf[2] = {__wrap_helper_vfp_sitos_aarch64(x, &sf[0]),
-                              __wrap_helper_vfp_uitos_aarch64(x, &sf[1])};
-      const uint32_t rr[2] = {__real_helper_vfp_sitos_aarch64(x, &sr[0]),
-                              __real_helper_vfp_uitos_aarch64(x, &sr[1])};
-      for (int i = 0; i < 2; ++i) {
-        if (rf[i] != rr[i] || std::memcmp(&sf[i], &sr[i], sizeof sf[i]) != 0)
-          ADD_FAILURE() << (i == 0 ? "sitos(" : "uitos(") << std::hex << x << ") under " << describe(start)
-                        << ": fast " << rf[i] << ", softfloat " << rr[i];
-      }
-    }
-  }
-  std::vector<uint64_t> doubles;
-  std::vector<uint32_t> singles;
-  for (double d : to_integer_values()) {
-    uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    doubles.push_back(b);
-    const auto f = static_cast<float>(d);
-    uint32_t fb;
-    std::memcpy(&fb, &f, sizeof fb);
-    singles.push_back(fb);
-  }
-  for (uint32_t b : corpus<uint32_t, float>(23)) singles.push_back(b);
-  EXPECT_EQ(compare_conversion("fcvtzs x, d", __wrap_helper_vfp_tosqd_aarch64,
-                               __real_helper_vfp_tosqd_aarch64, doubles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzu x, d", __wrap_helper_vfp_touqd_aarch64,
-                               __real_helper_vfp_touqd_aarch64, doubles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzs w, d", __wrap_helper_vfp_tosld_aarch64,
-                               __real_helper_vfp_tosld_aarch64, doubles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzu w, d", __wrap_helper_vfp_tould_aarch64,
-                               __real_helper_vfp_tould_aarch64, doubles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzs x, s", __wrap_helper_vfp_tosqs_aarch64,
-                               __real_helper_vfp_tosqs_aarch64, singles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzu x, s", __wrap_helper_vfp_touqs_aarch64,
-                               __real_helper_vfp_touqs_aarch64, singles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzs w, s", __wrap_helper_vfp_tosls_aarch64,
-                               __real_helper_vfp_tosls_aarch64, singles),
-            0);
-  EXPECT_EQ(compare_conversion("fcvtzu w, s", __wrap_helper_vfp_touls_aarch64,
-                               __real_helper_vfp_touls_aarch64, singles),
-            0);
-  EXPECT_EQ(
-      compare_unary("fcvt d, s", __wrap_helper_vfp_fcvtds_aarch64, __real_helper_vfp_fcvtds_aarch64, singles),
-      0);
-  std::vector<uint64_t> narrowing = doubles;
-  for (uint32_t b : singles) {  // doubles that convert to single exactly, denormal singles among them
-    float f;
-    std::memcpy(&f, &b, sizeof f);
-    const double d = f;
-    uint64_t db;
-    std::memcpy(&db, &d, sizeof db);
-    narrowing.push_back(db);
-    narrowing.push_back(db + 1);
-  }
-  EXPECT_EQ(compare_unary("fcvt s, d", __wrap_helper_vfp_fcvtsd_aarch64, __real_helper_vfp_fcvtsd_aarch64,
-                          narrowing),
-            0);
-}
-
-// FRINT*: x under every status (the rounding mode is the status's).
+// emu/fp_fast.cpp's FMUL-and-FADD helper: (a, b, x, float_status, slot - float_status).
 template <typename Bits>
-int compare_rint(const char* name, Bits (*fast)(Bits, void*), Bits (*real)(Bits, void*),
-                 const std::vector<Bits>& values) {
+using Pair = Bits (*)(Bits, Bits, Bits, void*, intptr_t);
+
+// The pair helper against FMUL then the operation in softfloat, each triple (a, b, x) under each status: the
+// same result, the same status after, and the product in the slot (a single zero-extended).
+template <typename Bits>
+int compare_pair(const char* name, Pair<Bits> fast, Binary<Bits> mul, Binary<Bits> op, bool product_first,
+                 const std::vector<Triple<Bits>>& triples, const std::vector<Status>& all) {
+  struct State {
+    uint64_t slot;
+    Status status;
+  };
+  const intptr_t delta = -static_cast<intptr_t>(offsetof(State, status));
   int failures = 0;
-  for (const Status& start : statuses()) {
-    for (Bits x : values) {
-      Status sf = start;
+  for (const Status& start : all) {
+    for (const Triple<Bits>& t : triples) {
+      State sf{~uint64_t{0}, start};
       Status sr = start;
-      const Bits rf = fast(x, &sf);
-      const Bits rr = real(x, &sr);
-      if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
+      const Bits rf = fast(t.a, t.b, t.c, &sf.status, delta);
+      const Bits p = mul(t.a, t.b, &sr);
+      const Bits rr = product_first ? op(p, t.c, &sr) : op(t.c, p, &sr);
+      if (rf == rr && sf.slot == p && std::memcmp(&sf.status, &sr, sizeof sr) == 0) continue;
       if (++failures <= 10)
-        ADD_FAILURE() << name << "(" << std::hex << x << ") under " << describe(start) << ": fast " << rf
-                      << " flags " << int{sf.exception_flags} << ", softfloat " << rr << " flags "
-                      << int{sr.exception_flags};
+        ADD_FAILURE() << name << "(" << std::hex << t.a << ", " << t.b << ", " << t.c << ") under "
+                      << describe(start) << ": fast " << rf << " slot " << sf.slot << " flags "
+                      << int{sf.status.exception_flags} << ", softfloat " << rr << " product " << p
+                      << " flags " << int{sr.exception_flags};
     }
   }
   return failures;
 }
 
-// FCMP/FCMPE: every pair of the corpus under every status, NZCV and the status after.
-template <typename Bits>
-int compare_compare(const char* name, uint64_t (*fast)(Bits, Bits, void*),
-                    uint64_t (*real)(Bits, Bits, void*), const std::vector<Bits>& values) {
-  int failures = 0;
-  for (const Status& start : statuses()) {
-    for (Bits a : values) {
-      for (Bits b : values) {
-        Status sf = start;
-        Status sr = start;
-        const uint64_t rf = fast(a, b, &sf);
-        const uint64_t rr = real(a, b, &sr);
-        if (rf == rr && std::memcmp(&sf, &sr, sizeof sf) == 0) continue;
-        if (++failures <= 10)
-          ADD_FAILURE() << name << "(" << std::hex << a << ", " << b << ") under " << describe(start)
-                        << ": fast " << rf << ", softfloat " << rr;
-      }
+// The triple cases for the pair helpers, fewer than the fused multiply-add's (eight helpers, and the
+// operations themselves are tested above): every third product under round-to-nearest, and the random
+// triples under round-to-nearest and round-down, with every FZ, DN and flags combination.
+template <typename Bits, typename Float>
+void check_pairs(int fraction_bits, const Pair<Bits> (&fast)[2][2], Binary<Bits> mul,
+                 const Binary<Bits> (&op)[2]) {
+  const TripleCases<Bits> cases = triple_cases<Bits, Float>(fraction_bits);
+  std::vector<Triple<Bits>> products;
+  for (size_t i = 0; i < cases.products.size(); i += 3) products.push_back(cases.products[i]);
+  std::vector<Status> nearest;
+  std::vector<Status> nearest_or_down;
+  for (const Status& s : statuses()) {
+    if (s.rounding_mode == 0) nearest.push_back(s);
+    if (s.rounding_mode <= 1) nearest_or_down.push_back(s);
+  }
+  static const char* const kNames[2][2] = {{"x + a*b", "a*b + x"}, {"x - a*b", "a*b - x"}};
+  for (int sub = 0; sub < 2; ++sub) {
+    for (int first = 0; first < 2; ++first) {
+      EXPECT_EQ(compare_pair<Bits>(kNames[sub][first], fast[sub][first], mul, op[sub], first != 0, products,
+                                   nearest),
+                0);
+      EXPECT_EQ(compare_pair<Bits>(kNames[sub][first], fast[sub][first], mul, op[sub], first != 0,
+                                   cases.random, nearest_or_down),
+                0);
     }
   }
-  return failures;
-}
-
-TEST(FpFastTest, ComparesMatchSoftfloat) {
-  ASSERT_TRUE(prepare_fp_fast());
-  EXPECT_TRUE(fp_fast_compare());
-  const std::vector<uint32_t> vs = corpus<uint32_t, float>(23);
-  const std::vector<uint64_t> vd = corpus<uint64_t, double>(52);
-  EXPECT_EQ(compare_compare<uint32_t>("fcmp s", __wrap_helper_vfp_cmps_a64_aarch64,
-                                      __real_helper_vfp_cmps_a64_aarch64, vs),
-            0);
-  EXPECT_EQ(compare_compare<uint32_t>("fcmpe s", __wrap_helper_vfp_cmpes_a64_aarch64,
-                                      __real_helper_vfp_cmpes_a64_aarch64, vs),
-            0);
-  EXPECT_EQ(compare_compare<uint64_t>("fcmp d", __wrap_helper_vfp_cmpd_a64_aarch64,
-                                      __real_helper_vfp_cmpd_a64_aarch64, vd),
-            0);
-  EXPECT_EQ(compare_compare<uint64_t>("fcmpe d", __wrap_helper_vfp_cmped_a64_aarch64,
-                                      __real_helper_vfp_cmped_a64_aarch64, vd),
-            0);
-}
-
-TEST(FpFastTest, MinMaxAndRoundingMatchSoftfloat) {
-  ASSERT_TRUE(prepare_fp_fast());
-  EXPECT_TRUE(fp_fast_minmax_round());
-  const std::vector<uint32_t> vs = corpus<uint32_t, float>(23);
-  const std::vector<uint64_t> vd = corpus<uint64_t, double>(52);
-  EXPECT_EQ(
-      compare_binary<uint32_t>("fmax s", __wrap_helper_vfp_maxs_aarch64, __real_helper_vfp_maxs_aarch64, vs),
-      0);
-  EXPECT_EQ(
-      compare_binary<uint64_t>("fmax d", __wrap_helper_vfp_maxd_aarch64, __real_helper_vfp_maxd_aarch64, vd),
-      0);
-  EXPECT_EQ(
-      compare_binary<uint32_t>("fmin s", __wrap_helper_vfp_mins_aarch64, __real_helper_vfp_mins_aarch64, vs),
-      0);
-  EXPECT_EQ(
-      compare_binary<uint64_t>("fmin d", __wrap_helper_vfp_mind_aarch64, __real_helper_vfp_mind_aarch64, vd),
-      0);
-  EXPECT_EQ(compare_binary<uint32_t>("fmaxnm s", __wrap_helper_vfp_maxnums_aarch64,
-                                     __real_helper_vfp_maxnums_aarch64, vs),
-            0);
-  EXPECT_EQ(compare_binary<uint64_t>("fmaxnm d", __wrap_helper_vfp_maxnumd_aarch64,
-                                     __real_helper_vfp_maxnumd_aarch64, vd),
-            0);
-  EXPECT_EQ(compare_binary<uint32_t>("fminnm s", __wrap_helper_vfp_minnums_aarch64,
-                                     __real_helper_vfp_minnums_aarch64, vs),
-            0);
-  EXPECT_EQ(compare_binary<uint64_t>("fminnm d", __wrap_helper_vfp_minnumd_aarch64,
-                                     __real_helper_vfp_minnumd_aarch64, vd),
-            0);
-  // Rounding: the corpus, and values at halves and ties of every size (to_integer_values), as doubles and
-  // as singles.
-  std::vector<uint64_t> rd = vd;
-  std::vector<uint32_t> rs = vs;
-  for (double d : to_integer_values()) {
-    uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    rd.push_back(b);
-    const auto f = static_cast<float>(d);
-    uint32_t fb;
-    std::memcpy(&fb, &f, sizeof fb);
-    rs.push_back(fb);
-  }
-  for (double d : {4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 2251799813685247.5}) {
-    uint64_t b;
-    std::memcpy(&b, &d, sizeof b);
-    rd.push_back(b);
-  }
-  for (float f : {8388607.5f, -8388607.5f, 8388608.0f, 4194303.5f, 0.5f, -0.5f, 1.5f, -2.5f}) {
-    uint32_t b;
-    std::memcpy(&b, &f, sizeof b);
-    rs.push_back(b);
-  }
-  EXPECT_EQ(compare_rint<uint32_t>("frint s", __wrap_helper_rints_aarch64, __real_helper_rints_aarch64, rs),
-            0);
-  EXPECT_EQ(compare_rint<uint64_t>("frint d", __wrap_helper_rintd_aarch64, __real_helper_rintd_aarch64, rd),
-            0);
-  EXPECT_EQ(compare_rint<uint32_t>("frintx s", __wrap_helper_rints_exact_aarch64,
-                                   __real_helper_rints_exact_aarch64, rs),
-            0);
-  EXPECT_EQ(compare_rint<uint64_t>("frintx d", __wrap_helper_rintd_exact_aarch64,
-                                   __real_helper_rintd_exact_aarch64, rd),
-            0);
 }
 
 TEST(FpFastTest, ThisBuildTakesTheFastPath) {
@@ -801,6 +593,28 @@ TEST(FpFastTest, FusedMultiplyAddMatchesSoftfloat) {
   EXPECT_TRUE(fp_fast_fma());
   check_muladd<uint32_t, float>(23, __wrap_helper_vfp_muladds_aarch64, __real_helper_vfp_muladds_aarch64);
   check_muladd<uint64_t, double>(52, __wrap_helper_vfp_muladdd_aarch64, __real_helper_vfp_muladdd_aarch64);
+}
+
+TEST(FpFastTest, MultiplyThenAddPairsMatchSoftfloat) {
+  ASSERT_TRUE(prepare_fp_fast());
+  const Pair<uint32_t> single[2][2] = {{a64run_fp_mul_adds_xp, a64run_fp_mul_adds_px},
+                                       {a64run_fp_mul_subs_xp, a64run_fp_mul_subs_px}};
+  for (int sub = 0; sub < 2; ++sub) {
+    for (int first = 0; first < 2; ++first)
+      EXPECT_EQ(fp_mul_pair_helper(true, sub != 0, first != 0),
+                reinterpret_cast<const void*>(single[sub][first]));
+  }
+  check_pairs<uint32_t, float>(23, single, __real_helper_vfp_muls_aarch64,
+                               {__real_helper_vfp_adds_aarch64, __real_helper_vfp_subs_aarch64});
+  const Pair<uint64_t> dbl[2][2] = {{a64run_fp_mul_addd_xp, a64run_fp_mul_addd_px},
+                                    {a64run_fp_mul_subd_xp, a64run_fp_mul_subd_px}};
+  for (int sub = 0; sub < 2; ++sub) {
+    for (int first = 0; first < 2; ++first)
+      EXPECT_EQ(fp_mul_pair_helper(false, sub != 0, first != 0),
+                reinterpret_cast<const void*>(dbl[sub][first]));
+  }
+  check_pairs<uint64_t, double>(52, dbl, __real_helper_vfp_muld_aarch64,
+                                {__real_helper_vfp_addd_aarch64, __real_helper_vfp_subd_aarch64});
 }
 
 }  // namespace

@@ -427,6 +427,8 @@ void fuse_fp_pairs(void* s, char* first) {
       }
     }
     ptrs.visit(op, prev, w.outs(op), w.env);
+    if ((w.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd) != 0)
+      ptrs.n = 0;  // a label may be reached from elsewhere
   }
 }
 

@@ -93,7 +93,7 @@ void usage(FILE* out) {
       "  A64RUN_SERIAL=1         run guest code one thread at a time (diagnostics)\n"
       "  A64RUN_BLOCK_HOOK=1     stop vCPUs with a block hook instead of kicks (diagnostics)\n"
       "  A64RUN_NO_BLOCK_EXIT_TEST=1  kicks without the block-start exit_request test, which can lose\n"
-      "                          one (diagnostics: docs/memory.md)\n"
+      "                          one (diagnostics: docs/vcpu.md)\n"
       "  A64RUN_SOFTMMU=1        guest loads and stores through the softmmu TLB, not straight to the\n"
       "                          guest window (diagnostics)\n"
       "  A64RUN_SOFTFLOAT=1      scalar floating point in softfloat only, not on the host FPU (diagnostics)\n"

@@ -110,7 +110,7 @@ Vcpu::Vcpu(AddressSpace& as, Task* task) : as_(as), task_(task) {
   near_code_ = code_buffer_near(uc_);
   uc_hook h;
   // Stops from other threads are kicks where the engine is the one we know; anywhere else a block hook
-  // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/memory.md).
+  // polls for them (the first design: exact everywhere, but it costs up to 25% of run time, docs/vcpu.md).
   kicks_ = enable_exact_kicks(uc_);
   host_faults_ok_ = prepare_direct_memory(uc_, &direct_ok_);
   direct_ = direct_ok_;
@@ -236,12 +236,12 @@ void Vcpu::request(uint32_t bits) {
 
 // A kick is uc_emu_stop from another thread: cpu_exit makes the vCPU leave at the start of its next
 // translated block, where the PC is exact. (DESIGN.md section 3 stopped from a UC_HOOK_BLOCK hook instead;
-// that hook cost up to 25% of run time, docs/memory.md.) Unicorn drops a stop that lands while uc_emu_start
+// that hook cost up to 25% of run time, docs/vcpu.md.) Unicorn drops a stop that lands while uc_emu_start
 // is starting up (it clears stop_request and the CPU's exit_request before running the first block), so the
 // kicker repeats it until the vCPU has taken the request or left translated code. in_code_ and requests_
 // are each stored then the other loaded, on both sides, sequentially consistent: one side sees the other.
 // Once the engine runs, the stop's exit_request stays set until the vCPU leaves it, and every block start
-// tests it (emu/block_exit.cpp; the invariant and why it holds: docs/memory.md, "Stopping a running vCPU").
+// tests it (emu/block_exit.cpp; the invariant and why it holds: docs/vcpu.md, "Stopping a running vCPU").
 //
 // For a vCPU of another host process (a CLONE_VM relative's: they share the run lock) the repeating ends
 // after kKickPatience: one that neither leaves nor takes the request for that long is not running at all

@@ -62,7 +62,7 @@ class Vcpu {
   Vcpu& operator=(const Vcpu&) = delete;
 
   uc_engine* uc() const { return uc_; }
-  // True when other threads stop this vCPU by a kick (docs/memory.md), false when the block hook polls.
+  // True when other threads stop this vCPU by a kick (docs/vcpu.md), false when the block hook polls.
   bool stops_by_kick() const { return kicks_; }
   // Atomic: other threads read it to find a vCPU's process (kicks, the run lock) while the pool hands the
   // vCPU on.

@@ -35,4 +35,17 @@ static inline int find_esr(const mcontext_t* mc, uint64_t* esr) {
   return 1;
 }
 
+// Installs `handler` for `sig` with SA_SIGINFO and no other flag (null: SIG_DFL again); sigaction's result.
+static inline int set_siginfo_handler(int sig, void (*handler)(int, siginfo_t*, void*)) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  if (handler != NULL) {
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO;
+  } else {
+    sa.sa_handler = SIG_DFL;
+  }
+  return sigaction(sig, &sa, NULL);
+}
+
 #endif  // A64RUN_TESTS_GUEST_COMMON_SIGFRAME_UTIL_H_

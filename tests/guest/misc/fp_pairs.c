@@ -258,11 +258,7 @@ static void on_segv(int sig, siginfo_t* si, void* ctx) {
 }
 
 static void fault_between(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  CHECK_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  CHECK_EQ(set_siginfo_handler(SIGSEGV, on_segv), 0);
   uint64_t sum, junk, fpsr;
   // 0.1 * 3 (inexact: IXC), a faulting load, then 8 + the product. V1's upper half is set first: the FMUL
   // clears it.
@@ -287,9 +283,7 @@ static void fault_between(void) {
   CHECK_EQ(seen_fpsr, FPSR_IXC);
   CHECK_EQ(sum, 0x402099999999999aull);  // 8 + 0.30000000000000004 = 8.3
   CHECK_EQ(fpsr, FPSR_IXC);
-  sa.sa_handler = SIG_DFL;
-  sa.sa_flags = 0;
-  CHECK_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  CHECK_EQ(set_siginfo_handler(SIGSEGV, NULL), 0);
 }
 
 int main(void) {

@@ -205,11 +205,7 @@ static void on_segv(int sig, siginfo_t* si, void* ctx) {
 }
 
 static void fault_between(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_segv;
-  sa.sa_flags = SA_SIGINFO;
-  CHECK_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  CHECK_EQ(set_siginfo_handler(SIGSEGV, on_segv), 0);
   uint64_t after, junk;
   __asm__ volatile(FP_CALL
                    "fmov d1, %[x]\n\t"
@@ -220,9 +216,7 @@ static void fault_between(void) {
                    : "v1", "v29", "memory");
   CHECK_EQ(seen_in_frame, 0x1234567890abcdefull);
   CHECK_EQ(after, kFromHandler);
-  sa.sa_handler = SIG_DFL;
-  sa.sa_flags = 0;
-  CHECK_EQ(sigaction(SIGSEGV, &sa, NULL), 0);
+  CHECK_EQ(set_siginfo_handler(SIGSEGV, NULL), 0);
 }
 
 // FCMP, FCVT and a conversion between a write and a read (helpers that write only the FP status).

@@ -36,6 +36,7 @@
 #include <mutex>
 
 #include "emu/fp_fast.h"
+#include "emu/tcg_temp_values.h"
 #include "emu/unicorn_layout.h"
 
 #if A64RUN_WRAP_TRANSLATOR
@@ -139,36 +140,21 @@ struct Copies {
 
 // The temps the block has set to env plus a constant (movi_i64 K, c; add_i64 T, env, K), while they hold it.
 struct EnvPointers {
-  uintptr_t temp[8] = {};
-  uintptr_t off[8] = {};
-  int n = 0;
+  TempValues offsets;
   bool find(uintptr_t t, uintptr_t* o) const {
-    for (int i = 0; i < n; ++i) {
-      if (temp[i] == t) return *o = off[i], true;
-    }
-    return false;
+    const uint64_t* v = offsets.find(t);
+    if (v != nullptr) *o = *v;
+    return v != nullptr;
   }
   // `op` (after `prev`) is about to run: its outputs no longer hold what they held.
   void visit(const char* op, const char* prev, int n_out, uintptr_t env) {
     const uintptr_t* a = args(const_cast<char*>(op));
-    for (int o = 0; o < n_out; ++o) {
-      for (int i = 0; i < n;) {
-        if (temp[i] != a[o]) {
-          ++i;
-          continue;
-        }
-        --n;
-        temp[i] = temp[n];
-        off[i] = off[n];
-      }
-    }
+    for (int o = 0; o < n_out; ++o) offsets.forget(a[o]);
     if (g_table.info[static_cast<uint8_t>(op[0])].kind != kAdd64 || a[1] != env || prev == nullptr ||
         g_table.info[static_cast<uint8_t>(prev[0])].kind != kMovi64 ||
         args(const_cast<char*>(prev))[0] != a[2])
       return;
-    if (n == 8) n = 7;  // the newest eight: any choice is safe
-    temp[n] = a[0];
-    off[n++] = args(const_cast<char*>(prev))[1];
+    offsets.set(a[0], args(const_cast<char*>(prev))[1]);
   }
 };
 
@@ -428,7 +414,7 @@ void fuse_fp_pairs(void* s, char* first) {
     }
     ptrs.visit(op, prev, w.outs(op), w.env);
     if ((w.defs[static_cast<uint8_t>(op[0])].flags & kOpfBbEnd) != 0)
-      ptrs.n = 0;  // a label may be reached from elsewhere
+      ptrs.offsets.clear();  // a label may be reached from elsewhere
   }
 }
 

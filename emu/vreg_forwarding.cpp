@@ -40,6 +40,7 @@
 
 #include "emu/fp_pairs.h"
 #include "emu/helper_calls.h"
+#include "emu/tcg_temp_values.h"
 #include "emu/unicorn_layout.h"
 
 #if A64RUN_WRAP_TRANSLATOR
@@ -212,34 +213,7 @@ struct Walk {
 
 // The temps that hold a constant from a movi_i64 of this basic block, while they hold it: how the translator
 // makes the zero it stores to a register's upper half (tcg_const_i64, then the store, or a load between).
-struct Constants {
-  uintptr_t temp[8] = {};
-  uint64_t value[8] = {};
-  int n = 0;
-  const uint64_t* find(uintptr_t t) const {
-    for (int i = 0; i < n; ++i) {
-      if (temp[i] == t) return &value[i];
-    }
-    return nullptr;
-  }
-  void forget(uintptr_t t) {
-    for (int i = 0; i < n;) {
-      if (temp[i] != t) {
-        ++i;
-        continue;
-      }
-      --n;
-      temp[i] = temp[n];
-      value[i] = value[n];
-    }
-  }
-  void set(uintptr_t t, uint64_t v) {
-    forget(t);
-    if (n == 8) n = 7;  // the newest eight: any choice is safe
-    temp[n] = t;
-    value[n++] = v;
-  }
-};
+using Constants = TempValues;
 
 bool vreg_slot(uintptr_t off) {
   return off >= kVregFirst && off + 8 <= kVregEnd && (off - kVregFirst) % 8 == 0;
@@ -304,7 +278,7 @@ void forward(void* s, char* first) {
     uintptr_t* a = args(op);
     bool removed = false;
     if (r.role == kBbEnd) {
-      consts.n = 0;  // a label may be reached from elsewhere
+      consts.clear();  // a label may be reached from elsewhere
     } else {
       for (int i = 0, n = outputs(w, op); i < n; ++i) consts.forget(a[i]);
       if (r.role == kMovi64) consts.set(a[0], a[1]);
